@@ -1,0 +1,65 @@
+// swift-tools-version:6.0
+// omni: one CLI for verified Internet Computer calls, Candid, Iroha Connect, TrUAPI, App Attest and ird.
+// Layout follows swift-crypto's layering (C system modules → C shims → Swift wrappers → domains → CLI) and
+// SwiftPM's thin-executable / fat-command-library split. Nothing outside the toolchain is fetched.
+import PackageDescription
+
+let package = Package(
+    name: "omni",
+    products: [.executable(name: "omni", targets: ["omni"])],
+    targets: executable + commandLayer + domains + shared + cLayer + tests
+)
+
+/// Every Swift target uses the same settings; language mode 5 keeps C interop free of Sendable noise.
+var swiftSettings: [SwiftSetting] { [.swiftLanguageMode(.v5)] }
+
+// MARK: - Executable (thin: assembles the command tree)
+var executable: [Target] { [
+    .executableTarget(name: "omni", dependencies: ["OmniCommands", "OmniCLI"], swiftSettings: swiftSettings),
+    // `make bench` only: times omni's libraries in-process next to the Python peers; not shipped.
+    .executableTarget(name: "omni-bench", dependencies: ["OmniBLS", "OmniCandid", "OmniCodec", "OmniCrypto"],
+                      swiftSettings: swiftSettings),
+] }
+
+// MARK: - Command layer (the only code that knows about terminals)
+var commandLayer: [Target] { [
+    .target(name: "OmniCLI", dependencies: ["OmniCodec"], swiftSettings: swiftSettings),
+    .target(name: "OmniCommands", dependencies: [
+        "OmniCLI", "OmniCodec", "OmniCrypto", "OmniTransport", "OmniCandid", "OmniBLS",
+    ], swiftSettings: swiftSettings),
+] }
+
+// MARK: - Domain libraries (no terminal code; one public error enum each)
+var domains: [Target] { [
+    .target(name: "OmniCandid", dependencies: ["OmniCodec"], swiftSettings: swiftSettings),
+    .target(name: "OmniBLS", dependencies: ["CBLS12381", "OmniCodec"], swiftSettings: swiftSettings),
+] }
+
+// MARK: - Shared layers: codecs, crypto, transports
+var shared: [Target] { [
+    .target(name: "OmniCodec", swiftSettings: swiftSettings),
+    .target(name: "OmniCrypto", dependencies: ["COpenSSL", "CSodium", "COmniShims", "OmniCodec"], swiftSettings: swiftSettings),
+    .target(name: "OmniTransport", dependencies: ["CCurl", "COmniShims", "OmniCodec", "OmniCrypto"], swiftSettings: swiftSettings),
+] }
+
+// MARK: - C: system libraries through pkg-config, our shims, our BLS12-381 field arithmetic
+var cLayer: [Target] { [
+    .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+    .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    .target(name: "COmniShims", dependencies: ["CCurl", "COpenSSL"]),
+    .target(name: "CBLS12381", cSettings: [.unsafeFlags(["-O3"])]),
+] }
+
+// MARK: - Tests (Swift Testing; vectors come from ../shared/vectors or $OMNI_VECTORS)
+var tests: [Target] { [
+    .target(name: "OmniTestSupport", dependencies: ["OmniCodec"], path: "Tests/OmniTestSupport", swiftSettings: swiftSettings),
+    .testTarget(name: "OmniCodecTests", dependencies: ["OmniCodec", "OmniTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "OmniCryptoTests", dependencies: ["OmniCrypto", "OmniTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "OmniTransportTests", dependencies: ["OmniTransport", "OmniTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "OmniCLITests", dependencies: ["OmniCLI", "OmniTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "OmniCandidTests", dependencies: ["OmniCandid", "OmniTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "OmniBLSTests", dependencies: ["OmniBLS", "OmniTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "OmniEndToEndTests", dependencies: ["omni", "OmniTestSupport"], swiftSettings: swiftSettings),
+] }

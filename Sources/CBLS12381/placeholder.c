@@ -1,0 +1,1 @@
+#include "CBLS12381.h"

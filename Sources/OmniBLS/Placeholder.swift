@@ -1,0 +1,1 @@
+// OmniBLS: placeholder until the target's first real file lands.

@@ -1,0 +1,1 @@
+// OmniCLI: placeholder until the target's first real file lands.

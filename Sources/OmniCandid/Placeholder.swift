@@ -1,0 +1,1 @@
+// OmniCandid: placeholder until the target's first real file lands.

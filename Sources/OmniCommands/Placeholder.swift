@@ -1,0 +1,1 @@
+// OmniCommands: placeholder until the target's first real file lands.

@@ -1,0 +1,1 @@
+// OmniCrypto: placeholder until the target's first real file lands.

@@ -1,0 +1,1 @@
+// OmniTransport: placeholder until the target's first real file lands.
