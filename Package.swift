@@ -32,7 +32,7 @@ var commandLayer: [Target] { [
 // MARK: - Domain libraries (no terminal code; one public error enum each)
 var domains: [Target] { [
     .target(name: "OmniCandid", dependencies: ["OmniCodec"], swiftSettings: swiftSettings),
-    .target(name: "OmniBLS", dependencies: ["CBLS12381", "OmniCodec"], swiftSettings: swiftSettings),
+    .target(name: "OmniBLS", dependencies: ["CBLS12381", "OmniCodec", "OmniCrypto"], swiftSettings: swiftSettings),
 ] }
 
 // MARK: - Shared layers: codecs, crypto, transports
@@ -60,6 +60,6 @@ var tests: [Target] { [
     .testTarget(name: "OmniTransportTests", dependencies: ["OmniTransport", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniCLITests", dependencies: ["OmniCLI", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniCandidTests", dependencies: ["OmniCandid", "OmniTestSupport"], swiftSettings: swiftSettings),
-    .testTarget(name: "OmniBLSTests", dependencies: ["OmniBLS", "OmniTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "OmniBLSTests", dependencies: ["OmniBLS", "OmniCrypto", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniEndToEndTests", dependencies: ["omni", "OmniTestSupport"], swiftSettings: swiftSettings),
 ] }

@@ -1,1 +1,0 @@
-// OmniCrypto: placeholder until the target's first real file lands.

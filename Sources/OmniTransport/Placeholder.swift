@@ -1,1 +1,0 @@
-// OmniTransport: placeholder until the target's first real file lands.
