@@ -1,1 +1,15 @@
-print("omni")
+// omni: the command tree, assembled. Everything else lives in the libraries.
+import OmniCLI
+import OmniCommands
+
+let tool = CommandLineTool(
+    name: "omni",
+    root: Command(
+        "omni",
+        abstract: "Verified Internet Computer calls, Candid, Iroha Connect, TrUAPI, App Attest and ird from one CLI.",
+        subcommands: [
+        ]),
+    topics: HelpTopics.all,
+    configParser: { _, path in [:] },
+    errorMapper: { ErrorMapping.report($0) })
+tool.main()

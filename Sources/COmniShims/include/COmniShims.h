@@ -4,4 +4,5 @@
 #define COMNI_SHIMS_H
 #include "omni_curl.h"
 #include "omni_openssl.h"
+#include "omni_build_info.h"
 #endif

@@ -1,0 +1,91 @@
+/// One node of the command tree: a group of subcommands, a runnable command, or both.
+///
+/// Commands are plain values assembled once at start-up (no reflection), so building the whole tree costs
+/// microseconds and `omni version` starts fast.
+public struct Command: Sendable {
+    public typealias Body = @Sendable (Invocation) throws -> CommandResult
+
+    public var name: String
+    /// One line, shown in the parent's subcommand list and as OVERVIEW.
+    public var abstract: String
+    /// Paragraphs shown under the overview in full help.
+    public var discussion: String?
+    public var options: [OptionSpec]
+    public var arguments: [ArgumentSpec]
+    public var subcommands: [Command]
+    public var examples: [Example]
+    public var aliases: [String]
+    public var hidden: Bool
+    /// Help section this command is listed under in its parent (e.g. "Internet Computer", "Tools").
+    public var section: String?
+    public var body: Body?
+
+    public init(
+        _ name: String, abstract: String, discussion: String? = nil,
+        options: [any OptionDeclaration] = [], arguments: [ArgumentSpec] = [],
+        subcommands: [Command] = [], examples: [Example] = [], aliases: [String] = [],
+        section: String? = nil, hidden: Bool = false, body: Body? = nil
+    ) {
+        self.name = name
+        self.abstract = abstract
+        self.discussion = discussion
+        self.options = options.map(\.spec)
+        self.arguments = arguments
+        self.subcommands = subcommands
+        self.examples = examples
+        self.aliases = aliases
+        self.section = section
+        self.hidden = hidden
+        self.body = body
+    }
+
+    public var isRunnable: Bool { body != nil }
+    public var visibleSubcommands: [Command] { subcommands.filter { !$0.hidden } }
+    public var visibleOptions: [OptionSpec] { options.filter { !$0.hidden } }
+
+    public func subcommand(named word: String) -> Command? {
+        subcommands.first { $0.name == word || $0.aliases.contains(word) }
+    }
+}
+
+/// An example invocation shown in help, with what it does.
+public struct Example: Sendable {
+    public let commandLine: String
+    public let explanation: String
+
+    public init(_ commandLine: String, _ explanation: String) {
+        self.commandLine = commandLine
+        self.explanation = explanation
+    }
+}
+
+/// What a command produced: an optional model to render and the exit code.
+/// A negative answer (e.g. "signature invalid") is a result with `.failure`, not a thrown error.
+public struct CommandResult {
+    public var output: (any Renderable)?
+    public var exitCode: ExitCode
+
+    public init(output: (any Renderable)? = nil, exitCode: ExitCode = .ok) {
+        self.output = output
+        self.exitCode = exitCode
+    }
+
+    public static func output(_ model: any Renderable, exitCode: ExitCode = .ok) -> CommandResult {
+        CommandResult(output: model, exitCode: exitCode)
+    }
+
+    public static let success = CommandResult()
+}
+
+/// A built-in help topic (`omni help exit-codes`).
+public struct HelpTopic: Sendable {
+    public let name: String
+    public let abstract: String
+    public let body: String
+
+    public init(_ name: String, abstract: String, body: String) {
+        self.name = name
+        self.abstract = abstract
+        self.body = body
+    }
+}

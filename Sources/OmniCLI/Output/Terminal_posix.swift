@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// The process's standard streams as the CLI layer sees them. Everything terminal-specific lives here, so commands
+/// and tests can run against in-memory streams.
+public final class StandardStreams: @unchecked Sendable {
+    public let stdoutIsTerminal: Bool
+    public let stderrIsTerminal: Bool
+    public let stdinIsTerminal: Bool
+    /// Columns of the terminal on stdout, when it is one.
+    public let terminalWidth: Int?
+    private let writeOut: (String) -> Void
+    private let writeErr: (String) -> Void
+    private let writeOutBytes: ([UInt8]) -> Void
+    private let readIn: () throws -> [UInt8]
+    private var stdinCache: [UInt8]?
+    private let lock = NSLock()
+
+    public init(
+        stdoutIsTerminal: Bool, stderrIsTerminal: Bool, stdinIsTerminal: Bool, terminalWidth: Int?,
+        writeOut: @escaping (String) -> Void, writeErr: @escaping (String) -> Void,
+        writeOutBytes: @escaping ([UInt8]) -> Void, readIn: @escaping () throws -> [UInt8]
+    ) {
+        self.stdoutIsTerminal = stdoutIsTerminal
+        self.stderrIsTerminal = stderrIsTerminal
+        self.stdinIsTerminal = stdinIsTerminal
+        self.terminalWidth = terminalWidth
+        self.writeOut = writeOut
+        self.writeErr = writeErr
+        self.writeOutBytes = writeOutBytes
+        self.readIn = readIn
+    }
+
+    /// The real process streams (file descriptors 0, 1, 2), unbuffered writes through write(2).
+    public static func process() -> StandardStreams {
+        var size = winsize()
+        let width: Int? = isatty(1) == 1 && ioctl(1, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0
+            ? Int(size.ws_col) : nil
+        return StandardStreams(
+            stdoutIsTerminal: isatty(1) == 1, stderrIsTerminal: isatty(2) == 1, stdinIsTerminal: isatty(0) == 1,
+            terminalWidth: width,
+            writeOut: { writeAll(1, Array($0.utf8)) }, writeErr: { writeAll(2, Array($0.utf8)) },
+            writeOutBytes: { writeAll(1, $0) },
+            readIn: { try readAll(0) })
+    }
+
+    public func out(_ text: String) { writeOut(text) }
+    public func err(_ text: String) { writeErr(text) }
+    public func outBytes(_ bytes: [UInt8]) { writeOutBytes(bytes) }
+
+    /// All of stdin, read once and cached (several readers of `-` see the same bytes).
+    public func stdinBytes() throws -> [UInt8] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let stdinCache { return stdinCache }
+        let bytes = try readIn()
+        stdinCache = bytes
+        return bytes
+    }
+}
+
+private func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    bytes.withUnsafeBytes { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
+        }
+    }
+}
+
+private func readAll(_ fd: Int32) throws -> [UInt8] {
+    var result: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n > 0 { result.append(contentsOf: chunk[0..<n]) }
+        else if n == 0 { return result }
+        else if errno == EINTR { continue }
+        else { throw CLIError(.input, "cannot read stdin: \(String(cString: strerror(errno)))") }
+    }
+}
+
+/// When to colour output. Decided per stream: `auto` colours a stream only when it is a terminal and neither
+/// `NO_COLOR` (non-empty) nor `TERM=dumb` says otherwise; `FORCE_COLOR`/`CLICOLOR_FORCE` turn it on in auto mode.
+/// An explicit `--color` beats every environment variable.
+public enum ColorChoice: String, CaseIterable, ArgumentValue, Sendable {
+    case auto
+    case always
+    case never
+
+    func enabled(isTerminal: Bool, environment: [String: String]) -> Bool {
+        switch self {
+        case .always: return true
+        case .never: return false
+        case .auto:
+            if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
+            if environment["OMNI_NO_COLOR"] != nil { return false }
+            if let force = environment["FORCE_COLOR"] ?? environment["CLICOLOR_FORCE"], !force.isEmpty, force != "0" {
+                return true
+            }
+            if environment["TERM"] == "dumb" { return false }
+            return isTerminal
+        }
+    }
+}
+
+import Foundation

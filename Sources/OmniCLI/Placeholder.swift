@@ -1,1 +1,0 @@
-// OmniCLI: placeholder until the target's first real file lands.

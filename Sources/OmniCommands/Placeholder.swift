@@ -1,1 +1,0 @@
-// OmniCommands: placeholder until the target's first real file lands.

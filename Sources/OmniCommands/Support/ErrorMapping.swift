@@ -1,0 +1,39 @@
+import OmniCLI
+import OmniCodec
+import OmniCrypto
+import OmniTransport
+
+/// The one place domain errors become what the user sees and the exit code (CLIError is handled by the
+/// framework itself). Kinds are stable snake_case strings for `--output json`.
+public enum ErrorMapping {
+    public static func report(_ error: Error) -> ErrorReport? {
+        switch error {
+        case let error as CodecError:
+            return ErrorReport(kind: "malformed_input", message: error.description, exitCode: .malformedInput)
+        case let error as CryptoError:
+            switch error.kind {
+            case .invalidInput, .invalidKey:
+                return ErrorReport(kind: "malformed_input", message: error.description, exitCode: .malformedInput)
+            case .verificationFailed, .certificateInvalid:
+                return ErrorReport(kind: "verification_failed", message: error.description, exitCode: .failure)
+            case .library:
+                return ErrorReport(kind: "internal", message: error.description, exitCode: .internalError)
+            }
+        case let error as TransportError:
+            return transport(error)
+        default:
+            return nil
+        }
+    }
+
+    static func transport(_ error: TransportError) -> ErrorReport {
+        let exitCode: ExitCode
+        switch error.kind {
+        case .invalidURL: exitCode = .usage
+        case .dns, .connect, .tls, .timeout, .closed, .io, .protocolViolation, .limitExceeded: exitCode = .network
+        case .rejected: exitCode = (error.status == 401 || error.status == 403) ? .unauthorized : .rejected
+        case .cancelled: exitCode = .interrupted
+        }
+        return ErrorReport(kind: error.kind.rawValue, message: error.description, exitCode: exitCode)
+    }
+}
