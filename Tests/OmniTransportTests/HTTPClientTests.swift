@@ -159,8 +159,7 @@ struct HTTPClientTests {
         let request = HTTPRequest(url: "http://127.0.0.1:\(peer.blackholePort)/", connectTimeout: .milliseconds(300))
         let error = try #require(throws: TransportError.self) { try HTTPClient().perform(request) }
         #expect(error.kind == .timeout)
-        #expect(error.message.contains("Failed to connect"), "\(error)")
-        #expect(error.message.contains("connect limit 300 ms"))
+        #expect(error.message.hasPrefix("timed out connecting (limit 300 ms)"), "\(error)")
     }
 
     @Test func totalTimeout() throws {
@@ -169,7 +168,7 @@ struct HTTPClientTests {
         let request = HTTPRequest(url: peer.url("/slow/5000"), totalTimeout: .milliseconds(300))
         let error = try #require(throws: TransportError.self) { try HTTPClient().perform(request) }
         #expect(error.kind == .timeout)
-        #expect(error.message.contains("peration timed out"), "\(error)")
+        #expect(error.message.hasPrefix("timed out waiting for the response (total limit 300 ms)"), "\(error)")
     }
 
     @Test func connectionRefused() throws {
@@ -204,11 +203,10 @@ struct HTTPClientTests {
         let headWithBody = HTTPRequest(method: "HEAD", url: "http://127.0.0.1:1/", body: [1])
         let zeroLimit = HTTPRequest(url: "http://127.0.0.1:1/", maxResponseBytes: 0)
         let results = client.perform([injected, badName, badMethod, headWithBody, zeroLimit])
-        let kinds = results.map { result -> TransportError.Kind? in
-            if case .failure(let error) = result { return error.kind } else { return nil }
-        }
-        #expect(kinds == [.protocolViolation, .protocolViolation, .protocolViolation, .protocolViolation,
-                          .limitExceeded])
+        #expect(results.map(\.failureKind) == [.protocolViolation, .protocolViolation, .protocolViolation,
+                                               .protocolViolation, .limitExceeded])
+        let badAgent = HTTPClient(configuration: .init(userAgent: "omni\r\nX-Injected: 1"))
+        #expect(badAgent.perform([HTTPRequest(url: "http://127.0.0.1:1/")]).map(\.failureKind) == [.protocolViolation])
     }
 
     // MARK: - TLS
@@ -253,6 +251,20 @@ struct HTTPClientTests {
         #expect(error.kind == .tls)
     }
 
+    /// On this machine's libcurl build, the default store is a CA file and directory; libcurl's own trace shows
+    /// they are still loaded when the extra CA file is given (and the extra CA is what verifies the peer).
+    @Test func systemTrustStoreStaysLoadedWithExtraCAFile() throws {
+        let peer = try HTTPPeer()
+        defer { peer.stop() }
+        let lines = Mutex<[String]>([])
+        let client = HTTPClient(configuration: .init(
+            caCertificatesPath: peer.caPath, logger: { line in lines.withLock { $0.append(line) } }))
+        #expect(try client.perform(HTTPRequest(url: peer.httpsURL("/status/200"))).status == 200)
+        let trustLines = lines.withLock { $0 }.filter { $0.hasPrefix("*  CAfile: ") || $0.hasPrefix("*  CApath: ") }
+        #expect(!trustLines.isEmpty)
+        #expect(!trustLines.contains { $0.contains(peer.caPath) }, "\(trustLines)")
+    }
+
     @Test func unreadableCAFileIsReported() throws {
         let path = "/nonexistent/omni-ca.pem"
         let client = HTTPClient(configuration: .init(caCertificatesPath: path))
@@ -261,6 +273,20 @@ struct HTTPClientTests {
         }
         #expect(error.kind == .tls)
         #expect(error.message.contains(path))
+    }
+
+    @Test func caFileWithoutCertificatesIsReported() throws {
+        let peer = try HTTPPeer()
+        defer { peer.stop() }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("omni-not-a-ca-\(UUID()).pem").path
+        try Data("not a certificate\n".utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let client = HTTPClient(configuration: .init(caCertificatesPath: path))
+        let error = try #require(throws: TransportError.self) {
+            try client.perform(HTTPRequest(url: peer.httpsURL("/echo")))
+        }
+        #expect(error.kind == .tls)
+        #expect(error.message.contains(path), "\(error)")
     }
 
     // MARK: - Redirects
@@ -389,6 +415,25 @@ struct HTTPClientTests {
         task.cancel()
         let error = try #require(await task.value.failure)
         #expect(error.kind == .cancelled)
+    }
+
+    /// A request waiting for a slot (cap 1, slot busy) fails as soon as it is cancelled, while the busy one runs on.
+    @Test func cancellingAQueuedRequestDoesNotWaitForASlot() async throws {
+        let peer = try HTTPPeer()
+        defer { peer.stop() }
+        let client = HTTPClient(configuration: .init(maxConcurrentTransfers: 1))
+        let busy = HTTPCancellation()
+        let running = Task { await client.perform([HTTPRequest(url: peer.url("/slow/10000"))], cancellation: busy) }
+        #expect(try peer.waitForStats { ($0["slow_inflight"] as? Int ?? 0) == 1 })
+        let queued = HTTPCancellation()
+        let waiting = Task { await client.perform([HTTPRequest(url: peer.url("/slow/10"))], cancellation: queued) }
+        queued.cancel()
+        #expect(await waiting.value.map(\.failureKind) == [.cancelled])
+        let stats = try peer.stats()
+        #expect(stats["slow_inflight"] as? Int == 1, "the busy request is still running")
+        #expect(stats["slow_max_inflight"] as? Int == 1, "the queued request never reached the peer")
+        busy.cancel()
+        #expect(await running.value.map(\.failureKind) == [.cancelled])
     }
 
     // MARK: - Debug log

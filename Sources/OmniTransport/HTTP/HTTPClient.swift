@@ -105,7 +105,8 @@ public final class HTTPClient: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let collector = ResultCollector(count: requests.count) { continuation.resume(returning: $0) }
-                submit(requests, cancellations: [cancellation, taskCancellation].compactMap { $0 }, collector: collector)
+                let cancellations = [cancellation, taskCancellation].compactMap { $0 }
+                submit(requests, cancellations: cancellations, collector: collector)
             }
         } onCancel: {
             taskCancellation.cancel()
@@ -190,6 +191,9 @@ struct HTTPTransferSettings: Sendable {
                 throw TransportError(.protocolViolation,
                                      "request header \"\(header.name)\" has a line break or NUL in its value", url: url)
             }
+        }
+        guard !configuration.userAgent.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            throw TransportError(.protocolViolation, "the User-Agent has a line break or NUL in it", url: url)
         }
         if request.method.uppercased() == "HEAD" && request.body != nil {
             throw TransportError(.protocolViolation, "a HEAD request cannot carry a body", url: url)

@@ -20,6 +20,7 @@ final class HTTPTransferEngine: @unchecked Sendable {
     private var pendingHead = 0
     private var workerRunning = false
     private var shuttingDown = false
+    private var lastQueueSweep: UInt64 = 0
 
     init(maxConcurrentTransfers: Int, extraCAFile: String?, baseTrustStoreOverride: String?) {
         multi = Libcurl.isInitialized ? curl_multi_init() : nil
@@ -67,11 +68,27 @@ final class HTTPTransferEngine: @unchecked Sendable {
     }
 
     /// Waits while there is nothing to do, then takes as many pending transfers as the concurrency cap allows.
+    /// Also hands back, at most once per poll interval, queued transfers whose cancellation flag is set, so they
+    /// need not wait for a free slot to fail.
     private func takeWork(activeCount: Int) -> (transfers: [HTTPTransfer], stopping: Bool) {
         condition.lock()
         defer { condition.unlock() }
         while activeCount == 0 && pendingHead == pending.count && !shuttingDown {
             condition.wait()
+        }
+        var cancelledWhileQueued: [HTTPTransfer] = []
+        let now = DispatchTime.now().uptimeNanoseconds
+        if now &- lastQueueSweep >= UInt64(Self.pollIntervalMilliseconds) * 1_000_000 {
+            lastQueueSweep = now
+            if pending[pendingHead...].contains(where: { $0.isCancelled }) {
+                // One pass, so a flag set meanwhile cannot drop a transfer from both lists.
+                var kept: [HTTPTransfer] = []
+                for transfer in pending[pendingHead...] {
+                    if transfer.isCancelled { cancelledWhileQueued.append(transfer) } else { kept.append(transfer) }
+                }
+                pending = kept
+                pendingHead = 0
+            }
         }
         let available = shuttingDown ? pending.count - pendingHead : maxConcurrentTransfers - activeCount
         let take = min(max(0, available), pending.count - pendingHead)
@@ -82,7 +99,8 @@ final class HTTPTransferEngine: @unchecked Sendable {
             pendingHead = 0
         }
         if shuttingDown { workerRunning = false }
-        return (taken, shuttingDown)
+        // `admit` finishes cancelled transfers at once, without starting them.
+        return (cancelledWhileQueued + taken, shuttingDown)
     }
 
     private func run() {
@@ -119,7 +137,11 @@ final class HTTPTransferEngine: @unchecked Sendable {
                 transfer.finish(TransportError(.cancelled, "request cancelled", url: transfer.settings.url))
             }
             if !active.isEmpty {
-                curl_multi_poll(multi, nil, 0, Self.pollIntervalMilliseconds, nil)
+                let polled = curl_multi_poll(multi, nil, 0, Self.pollIntervalMilliseconds, nil)
+                if polled != CURLM_OK {
+                    let reason = String(cString: curl_multi_strerror(polled))
+                    abortAll(&active, multi: multi) { TransportError(.io, "libcurl multi failure: \(reason)", url: $0) }
+                }
             }
         }
     }
@@ -141,7 +163,8 @@ final class HTTPTransferEngine: @unchecked Sendable {
                 active[easy] = transfer
             } else {
                 let reason = String(cString: curl_multi_strerror(added))
-                transfer.finish(TransportError(.io, "libcurl refused the transfer: \(reason)", url: transfer.settings.url))
+                let url = transfer.settings.url
+                transfer.finish(TransportError(.io, "libcurl refused the transfer: \(reason)", url: url))
             }
         }
     }

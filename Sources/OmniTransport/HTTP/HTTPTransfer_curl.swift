@@ -11,6 +11,7 @@ final class HTTPTransfer: @unchecked Sendable {
     /// Response header limits, per response in a redirect chain (libcurl itself caps single lines at 100 KB).
     static let maxHeaderBytes = 256 * 1024
     static let maxHeaderCount = 500
+    static let maxUpfrontReservation: UInt64 = 16 * 1024 * 1024
 
     let settings: HTTPTransferSettings
     private let cancellations: [HTTPCancellation]
@@ -252,7 +253,8 @@ final class HTTPTransfer: @unchecked Sendable {
                 url: settings.url)
             return false
         }
-        body.reserveCapacity(Int(declared))
+        // Trust the declared length only so far: a large limit must not let a server make us pre-allocate it all.
+        body.reserveCapacity(Int(min(declared, Self.maxUpfrontReservation)))
         return true
     }
 
@@ -289,8 +291,7 @@ final class HTTPTransfer: @unchecked Sendable {
 
     /// Reports libcurl's outcome for this transfer (already removed from the multi handle).
     func finish(_ code: CURLcode) {
-        let result: Result<HTTPResponse, TransportError> = code == CURLE_OK ? .success(response()) : .failure(error(for: code))
-        complete(result)
+        complete(code == CURLE_OK ? .success(response()) : .failure(error(for: code)))
     }
 
     func finish(_ error: TransportError) {
@@ -353,11 +354,7 @@ final class HTTPTransfer: @unchecked Sendable {
         case CURLE_PROXY:
             return TransportError(.connect, "proxy handshake failed: \(detail)", url: url)
         case CURLE_OPERATION_TIMEDOUT:
-            return TransportError(
-                .timeout,
-                "timed out (connect limit \(settings.connectTimeoutMilliseconds) ms, total limit "
-                    + "\(settings.totalTimeoutMilliseconds) ms): \(detail)",
-                url: url)
+            return timeoutError(detail)
         case CURLE_PEER_FAILED_VERIFICATION:
             return TransportError(.tls, "TLS certificate verification failed: \(detail)", url: url)
         case CURLE_SSL_CACERT_BADFILE:
@@ -383,6 +380,23 @@ final class HTTPTransfer: @unchecked Sendable {
         default:
             return TransportError(.io, "HTTP transfer failed: \(detail)", url: url)
         }
+    }
+
+    /// Says which phase ran out of time: libcurl's own wording differs between versions and code paths.
+    private func timeoutError(_ detail: String) -> TransportError {
+        var connectMicroseconds: curl_off_t = 0, tlsMicroseconds: curl_off_t = 0
+        omni_curl_easy_getinfo_off(easy, CURLINFO_CONNECT_TIME_T, &connectMicroseconds)
+        omni_curl_easy_getinfo_off(easy, CURLINFO_APPCONNECT_TIME_T, &tlsMicroseconds)
+        let needsTLS = settings.url.lowercased().hasPrefix("https://")
+        let connected = connectMicroseconds > 0 && (!needsTLS || tlsMicroseconds > 0)
+        if connected {
+            return TransportError(
+                .timeout,
+                "timed out waiting for the response (total limit \(settings.totalTimeoutMilliseconds) ms): \(detail)",
+                url: settings.url)
+        }
+        let limit = min(settings.connectTimeoutMilliseconds, settings.totalTimeoutMilliseconds)
+        return TransportError(.timeout, "timed out connecting (limit \(limit) ms): \(detail)", url: settings.url)
     }
 
     static func describe(_ code: CURLcode) -> String {
