@@ -7,6 +7,7 @@
 typedef size_t (*omni_curl_data_callback)(char *data, size_t size, size_t count, void *userdata);
 typedef int (*omni_curl_xferinfo_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
                                            curl_off_t ultotal, curl_off_t ulnow);
+typedef int (*omni_curl_debug_callback)(CURL *handle, curl_infotype type, char *data, size_t size, void *userdata);
 
 CURLcode omni_curl_easy_setopt_long(CURL *handle, CURLoption option, long value);
 CURLcode omni_curl_easy_setopt_off(CURL *handle, CURLoption option, curl_off_t value);
@@ -15,6 +16,11 @@ CURLcode omni_curl_easy_setopt_pointer(CURL *handle, CURLoption option, const vo
 /// WRITEFUNCTION, HEADERFUNCTION and READFUNCTION share this signature.
 CURLcode omni_curl_easy_setopt_data_callback(CURL *handle, CURLoption option, omni_curl_data_callback callback);
 CURLcode omni_curl_easy_setopt_xferinfo_callback(CURL *handle, omni_curl_xferinfo_callback callback);
+CURLcode omni_curl_easy_setopt_debug_callback(CURL *handle, omni_curl_debug_callback callback);
+/// Adds the PEM certificates in `path` to the trust store libcurl has already built for each TLS connection
+/// (through CURLOPT_SSL_CTX_FUNCTION, OpenSSL backend only), so an extra CA file extends the system store instead
+/// of replacing it as CURLOPT_CAINFO would. `path` must stay valid while the handle is in use.
+CURLcode omni_curl_easy_add_ca_file(CURL *handle, const char *path);
 
 CURLcode omni_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode omni_curl_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value);
