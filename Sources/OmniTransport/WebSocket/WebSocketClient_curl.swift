@@ -31,10 +31,10 @@ public enum WebSocketClient {
     {
         let url = try WebSocketURL(urlText)
         let deadline = MonotonicDeadline.after(configuration.connectTimeout)
-        let stream = try WebSocketCurlStream.open(url: url, configuration: configuration)
         let key = WebSocketHandshake.makeKey()
         let request = try WebSocketHandshake.request(
             url: url, key: key, subprotocols: configuration.subprotocols, headers: configuration.headers)
+        let stream = try WebSocketCurlStream.open(url: url, configuration: configuration)
         try writeAll(request, to: stream, until: deadline, url: urlText)
 
         var buffer: [UInt8] = []
