@@ -89,7 +89,7 @@ final class HTTPServerConnectionWorker: @unchecked Sendable {
         do {
             head = try HTTP1Head.parse(buffer[..<end], isRequest: true, maxHeaderCount: configuration.maxHeaderCount)
         } catch {
-            let status = error.message.contains("exceed the limit") ? 431 : 400
+            let status = error.isLimit ? 431 : 400
             respond(.text("\(error.message)\n", status: status), close: true, headOnly: false)
             return .close
         }

@@ -55,6 +55,8 @@ struct HTTP1Head: Sendable {
 
     struct Violation: Error {
         let message: String
+        /// True when a count limit (not the syntax) was violated: servers answer 431 instead of 400.
+        var isLimit = false
     }
 
     /// The end (index just past CRLF CRLF) of a head starting at `start`, searching from `scanFrom`.
@@ -91,7 +93,7 @@ struct HTTP1Head: Sendable {
         guard lines.count >= 2, lines.last?.isEmpty == true else { throw Violation(message: "message head is not terminated") }
         lines.removeLast()
         guard lines.count - 1 <= maxHeaderCount else {
-            throw Violation(message: "\(lines.count - 1) header fields exceed the limit of \(maxHeaderCount)")
+            throw Violation(message: "\(lines.count - 1) header fields exceed the limit of \(maxHeaderCount)", isLimit: true)
         }
         let startLine = try parseStartLine(lines[0], isRequest: isRequest)
         var headers = HTTPHeaderFields()
