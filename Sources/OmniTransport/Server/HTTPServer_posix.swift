@@ -74,6 +74,7 @@ public final class HTTPServer: @unchecked Sendable {
     private var boundAddressList: [String] = []
     private var connections: [Int: ConnectionRecord] = [:]
     private var nextConnectionID = 0
+    private var lingeringRefusals = 0
     private var started = false
     private var stopped = false
 
@@ -238,9 +239,7 @@ public final class HTTPServer: @unchecked Sendable {
                 return nextConnectionID
             }
             guard let id else {
-                let refusal = HTTPServerResponse.text("too many connections\n", status: 503).serialized(closeConnection: true, headOnly: false)
-                _ = refusal.withUnsafeBytes { try? stream.write($0) }
-                stream.shutdown()
+                refuseOverCapacity(stream)
                 continue
             }
             let worker = HTTPServerConnectionWorker(server: self, record: record, remoteAddress: remote)
@@ -252,6 +251,39 @@ public final class HTTPServer: @unchecked Sendable {
             thread.name = "omni-http-connection"
             thread.start()
         }
+    }
+
+    /// Answers 503 to a connection beyond `maxConnections`. A few refusals linger briefly on their own thread,
+    /// reading the request, so closing does not reset the connection before the client has read the 503.
+    private func refuseOverCapacity(_ stream: WebSocketSocketStream) {
+        let refusal = HTTPServerResponse.text("too many connections\n", status: 503).serialized(closeConnection: true, headOnly: false)
+        _ = refusal.withUnsafeBytes { try? stream.write($0) }
+        stream.shutdownWrite()
+        let linger = condition.withLock { () -> Bool in
+            guard lingeringRefusals < 16 else { return false }
+            lingeringRefusals += 1
+            return true
+        }
+        guard linger else {
+            stream.shutdown()
+            return
+        }
+        Thread { [self] in
+            var scratch = [UInt8](repeating: 0, count: 4096)
+            let deadline = MonotonicDeadline.after(1)
+            drain: while true {
+                let result = try? scratch.withMutableBytesThrowingTransportError { raw throws(TransportError) in try stream.read(into: raw) }
+                switch result {
+                case .bytes?: continue
+                case .wouldBlock?:
+                    var descriptors = [POSIXPoll.descriptor(stream.descriptor, POSIXPoll.readable)]
+                    if !POSIXPoll.wait(&descriptors, until: deadline) { break drain }
+                case .endOfStream?, nil: break drain
+                }
+            }
+            stream.shutdown()
+            condition.withLock { lingeringRefusals -= 1 }
+        }.start()
     }
 
     private func connectionFinished(_ id: Int) {

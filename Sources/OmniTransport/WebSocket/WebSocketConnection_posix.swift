@@ -115,9 +115,10 @@ public final class WebSocketConnection: @unchecked Sendable {
 
     /// Runs the read loop until a deliverable message, the deadline (nil), or an error. Caller holds readLock.
     private func nextMessage(until deadline: MonotonicDeadline, discardData: Bool) throws(TransportError) -> WebSocketMessage? {
-        if let error = terminalError() { throw error }
         var idleDeadline = MonotonicDeadline.after(options.idleTimeout)
         while true {
+            // Another thread may have ended the connection (failed send, close timeout, server abort).
+            if let error = terminalError() { throw error }
             let event: WebSocketFrameDecoder.Event?
             do {
                 event = try decoder.nextEvent()
