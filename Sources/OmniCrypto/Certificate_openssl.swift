@@ -26,7 +26,7 @@ public struct Certificate: Hashable, Sendable, CustomStringConvertible {
     /// (non-conforming) negative serials some CAs issued.
     public let serialNumber: [UInt8]
     public let isSerialNumberNegative: Bool
-    /// Validity window in Unix seconds (both ends inclusive, RFC 5280 §4.1.2.5).
+    /// The notBefore and notAfter fields in Unix seconds (see `verifyChain` for how OpenSSL compares them).
     public let notBefore: Int64
     public let notAfter: Int64
     /// DER SubjectPublicKeyInfo.
@@ -196,6 +196,8 @@ extension Certificate {
     /// Verifies that `leaf` chains through `intermediates` (untrusted, any order) to one of `roots` (trust
     /// anchors, self-signed) with every certificate valid at `time` (Unix seconds), using OpenSSL's
     /// `X509_verify_cert` with a fixed check time. No purpose, EKU, policy or revocation check is made.
+    /// OpenSSL treats a certificate as valid for notBefore ≤ time < notAfter: at exactly notAfter it is already
+    /// expired (RFC 5280 would include that second).
     ///
     /// Returns the verified chain, leaf first and root last. Throws `.certificateInvalid` with
     /// `certificateFailure` set (`.expired`, `.notYetValid`, `.untrustedRoot`, `.badSignature` or `.other`)
