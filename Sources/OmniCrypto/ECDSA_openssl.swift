@@ -263,6 +263,8 @@ extension ECDSA {
         }
 
         /// The private scalar d, big-endian, `curve.byteCount` bytes. This exports the secret.
+        /// (The exports below cannot fail for a key that passed `init`; an empty result would mean OpenSSL ran
+        /// out of memory.)
         public var rawRepresentation: [UInt8] {
             var bignum: OpaquePointer?
             guard EVP_PKEY_get_bn_param(key.pointer, "priv", &bignum) == 1, let bignum else {

@@ -130,6 +130,10 @@ struct ECDSATests {
         #expect(throws: CryptoError.self) { try ECDSA.PrivateKey(pemRepresentation: ed25519.pemRepresentation) }
         #expect(throws: CryptoError.self) { try ECDSA.PublicKey(derRepresentation: ed25519.publicKey.derRepresentation) }
         #expect(throws: CryptoError.self) { try ECDSA.PrivateKey(pemRepresentation: "no pem here") }
+        // Failures inside OpenSSL carry the reasons from its error queue.
+        let garbage = #expect(throws: CryptoError.self) { try ECDSA.PrivateKey(pkcs8DERRepresentation: [0x30, 0x03, 0x02, 0x01, 0x00]) }
+        #expect(garbage?.kind == .invalidKey)
+        #expect(garbage?.message.contains("(OpenSSL: error:") == true, "\(garbage?.message ?? "")")
         let p256 = try ECDSA.PrivateKey(curve: .p256)
         #expect(throws: CryptoError.self) { try ECDSA.PublicKey(derRepresentation: p256.publicKey.derRepresentation + [0]) }
     }
