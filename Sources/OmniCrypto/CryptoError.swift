@@ -7,18 +7,35 @@ public struct CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
         case invalidKey = "invalid_key"
         /// A signature did not verify, or an AEAD tag did not authenticate.
         case verificationFailed = "verification_failed"
-        /// A certificate chain did not verify (reason in the message).
+        /// A certificate could not be parsed, or a chain did not verify (`certificateFailure` says why).
         case certificateInvalid = "certificate_invalid"
         /// The underlying C library reported an error (message carries its text).
         case library
     }
 
+    /// Why a certificate chain was rejected, for callers that map failures to their own codes.
+    public enum CertificateFailure: Equatable, Sendable {
+        /// A certificate's notAfter is before the verification time.
+        case expired
+        /// A certificate's notBefore is after the verification time.
+        case notYetValid
+        /// The chain does not end at one of the given roots (missing issuer, unknown self-signed root).
+        case untrustedRoot
+        /// A certificate's signature does not verify under its issuer's key.
+        case badSignature
+        /// Any other OpenSSL verification error; carries OpenSSL's reason text.
+        case other(String)
+    }
+
     public let kind: Kind
     public let message: String
+    /// Set only for chain-verification failures (`kind == .certificateInvalid`).
+    public let certificateFailure: CertificateFailure?
 
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, certificateFailure: CertificateFailure? = nil) {
         self.kind = kind
         self.message = message
+        self.certificateFailure = certificateFailure
     }
 
     public var description: String { message }

@@ -11,4 +11,9 @@ int omni_sk_x509_push(STACK_OF(X509) *stack, X509 *certificate);
 void omni_sk_x509_pop_free(STACK_OF(X509) *stack);
 int omni_sk_x509_num(const STACK_OF(X509) *stack);
 X509 *omni_sk_x509_value(const STACK_OF(X509) *stack, int index);
+/// Frees the stack only (the certificates keep their own references).
+void omni_sk_x509_free(STACK_OF(X509) *stack);
+/// XN_FLAG_RFC2253 without ASN1_STRFLGS_ESC_MSB: RFC 2253/4514 names with non-ASCII kept as UTF-8.
+/// (A composite macro Swift cannot import.)
+unsigned long omni_xn_flags_rfc4514_utf8(void);
 #endif

@@ -1,0 +1,346 @@
+internal import COpenSSL
+
+/// Owns one OpenSSL `EVP_PKEY`. Keys are immutable after construction, so one object may sign or verify from
+/// several threads at once (each operation makes its own `EVP_PKEY_CTX`).
+final class EVPKey: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init(adopting pointer: OpaquePointer) { self.pointer = pointer }
+    /// EVP_PKEY_free clears private scalars before releasing them.
+    deinit { EVP_PKEY_free(pointer) }
+}
+
+extension ECDSA.Curve {
+    var nid: Int32 {
+        switch self {
+        case .p256: NID_X9_62_prime256v1
+        case .p384: NID_secp384r1
+        case .secp256k1: NID_secp256k1
+        }
+    }
+
+    /// The curve of an OpenSSL group name (OpenSSL 3 reports P-256 as "prime256v1" and P-384 as "secp384r1").
+    init?(openSSLGroupName name: String) {
+        switch name {
+        case "prime256v1", "P-256", "secp256r1": self = .p256
+        case "secp384r1", "P-384": self = .p384
+        case "secp256k1": self = .secp256k1
+        default: return nil
+        }
+    }
+
+    /// Validates a SEC1 point (33-byte compressed or 65/97-byte uncompressed) and returns it uncompressed.
+    /// OpenSSL checks that the point is on the curve; the point at infinity and hybrid forms are refused.
+    func uncompressedPoint(_ point: [UInt8]) throws(CryptoError) -> [UInt8] {
+        let compressedLength = 1 + byteCount, uncompressedLength = 1 + 2 * byteCount
+        switch (point.count, point.first) {
+        case (compressedLength, 0x02), (compressedLength, 0x03), (uncompressedLength, 0x04): break
+        default:
+            throw CryptoError(.invalidKey,
+                              "\(rawValue) public key must be a \(compressedLength)-byte compressed (02/03) or \(uncompressedLength)-byte uncompressed (04) SEC1 point, got \(point.count) bytes"
+                                  + (point.first.map { " starting 0x\(hexString([$0]))" } ?? ""))
+        }
+        clearOpenSSLErrors()
+        guard let group = EC_GROUP_new_by_curve_name(nid) else { throw CryptoError.openssl(.library, "\(rawValue) group setup failed") }
+        defer { EC_GROUP_free(group) }
+        guard let ecPoint = EC_POINT_new(group) else { throw CryptoError.openssl(.library, "EC point allocation failed") }
+        defer { EC_POINT_free(ecPoint) }
+        guard EC_POINT_oct2point(group, ecPoint, point, point.count, nil) == 1 else {
+            throw CryptoError.openssl(.invalidKey, "\(rawValue) public key is not a point on the curve")
+        }
+        var out = [UInt8](repeating: 0, count: uncompressedLength)
+        guard EC_POINT_point2oct(group, ecPoint, POINT_CONVERSION_UNCOMPRESSED, &out, out.count, nil) == uncompressedLength else {
+            throw CryptoError.openssl(.library, "\(rawValue) point encoding failed")
+        }
+        return out
+    }
+
+    /// DER SubjectPublicKeyInfo for an uncompressed point (RFC 5480).
+    func subjectPublicKeyInfo(uncompressedPoint point: [UInt8]) -> [UInt8] {
+        DER.sequence(DER.sequence(ECDSA.ecPublicKeyOID, oidDER), DER.element(tag: 0x03, [0] + point))
+    }
+}
+
+extension ECDSA {
+    /// An ECDSA verification key. Equality and hashing compare the curve and the point.
+    public struct PublicKey: Hashable, Sendable, CustomStringConvertible {
+        public let curve: Curve
+        /// SEC1 uncompressed point 04 ‖ X ‖ Y (65 bytes for P-256/secp256k1, 97 for P-384).
+        public let uncompressedRepresentation: [UInt8]
+        private let key: EVPKey
+
+        /// From a SEC1 point, compressed (33/49 bytes) or uncompressed (65/97 bytes); it must lie on `curve`.
+        public init(pointRepresentation point: some Collection<UInt8>, curve: Curve) throws(CryptoError) {
+            let uncompressed = try curve.uncompressedPoint(Array(point))
+            let spki = curve.subjectPublicKeyInfo(uncompressedPoint: uncompressed)
+            clearOpenSSLErrors()
+            guard let pkey = decodeDER(spki, { d2i_PUBKEY(nil, $0, $1) }, free: { EVP_PKEY_free($0) }) else {
+                throw CryptoError.openssl(.invalidKey, "OpenSSL refused the \(curve.rawValue) public key")
+            }
+            self.curve = curve
+            uncompressedRepresentation = uncompressed
+            key = EVPKey(adopting: pkey)
+        }
+
+        /// From a DER SubjectPublicKeyInfo (RFC 5480: id-ecPublicKey with a named curve; the point may be
+        /// compressed). Strict DER, no trailing bytes; the curve comes from the encoding.
+        public init(derRepresentation der: some Collection<UInt8>) throws(CryptoError) {
+            let bytes = Array(der)
+            var reader = DERReader(bytes, what: "EC SubjectPublicKeyInfo", errorKind: .invalidKey)
+            var info = try reader.readConstructed(tag: 0x30)
+            try reader.requireEnd()
+            var algorithm = try info.readConstructed(tag: 0x30)
+            let algorithmOID = try algorithm.read(tag: 0x06)
+            guard DER.element(tag: 0x06, algorithmOID) == ECDSA.ecPublicKeyOID else {
+                throw CryptoError(.invalidKey, "SubjectPublicKeyInfo is not an EC key (algorithm OID bytes \(hexString(algorithmOID)))")
+            }
+            let curveOID = DER.element(tag: 0x06, try algorithm.read(tag: 0x06))
+            try algorithm.requireEnd()
+            guard let curve = Curve.allCases.first(where: { $0.oidDER == curveOID }) else {
+                throw CryptoError(.invalidKey, "unsupported EC curve (OID bytes \(hexString(curveOID.dropFirst(2)))); P-256, P-384 and secp256k1 are supported")
+            }
+            let bitString = try info.read(tag: 0x03)
+            try info.requireEnd()
+            guard bitString.first == 0 else { throw CryptoError(.invalidKey, "EC public key BIT STRING has unused bits") }
+            try self.init(pointRepresentation: bitString.dropFirst(), curve: curve)
+        }
+
+        /// From a `-----BEGIN PUBLIC KEY-----` PEM block.
+        public init(pemRepresentation: String) throws(CryptoError) {
+            let block = try PEM.singleBlock(in: pemRepresentation, labels: ["PUBLIC KEY"], what: "EC public key", errorKind: .invalidKey)
+            try self.init(derRepresentation: block.der)
+        }
+
+        /// SEC1 compressed point 02/03 ‖ X.
+        public var compressedRepresentation: [UInt8] {
+            let x = uncompressedRepresentation[1...curve.byteCount]
+            let yIsOdd = (uncompressedRepresentation.last ?? 0) & 1 == 1
+            return [yIsOdd ? 0x03 : 0x02] + x
+        }
+
+        /// DER SubjectPublicKeyInfo with the uncompressed point (what the IC and X.509 use).
+        public var derRepresentation: [UInt8] { curve.subjectPublicKeyInfo(uncompressedPoint: uncompressedRepresentation) }
+
+        public var pemRepresentation: String { PEM.encode(label: "PUBLIC KEY", der: derRepresentation) }
+
+        /// Verifies `signature` over `message` hashed with `hash` (default: the curve's usual digest).
+        /// Throws for a malformed signature; returns false for a wrong one (see `ECDSA`).
+        public func isValidSignature(
+            _ signature: some Collection<UInt8>, for message: some Collection<UInt8>, hashedWith hash: DigestAlgorithm? = nil,
+            format: SignatureFormat = .der, requireLowS: Bool = false
+        ) throws(CryptoError) -> Bool {
+            try isValidSignature(signature, forDigest: (hash ?? curve.defaultDigest).hash(message), format: format,
+                                 requireLowS: requireLowS)
+        }
+
+        /// Verifies `signature` over a precomputed digest (1…64 bytes, used as ECDSA's e after truncation to
+        /// the order's bit length, per SEC1).
+        public func isValidSignature(
+            _ signature: some Collection<UInt8>, forDigest digest: some Collection<UInt8>, format: SignatureFormat = .der,
+            requireLowS: Bool = false
+        ) throws(CryptoError) -> Bool {
+            let parsed = try Signature(signature, format: format, curve: curve)
+            let digest = try checkedDigest(digest)
+            if requireLowS && !parsed.isLowS { return false }
+            let der = parsed.derRepresentation
+            clearOpenSSLErrors()
+            guard let context = EVP_PKEY_CTX_new(key.pointer, nil) else { throw CryptoError.openssl(.library, "EVP_PKEY_CTX_new failed") }
+            defer { EVP_PKEY_CTX_free(context) }
+            guard EVP_PKEY_verify_init(context) == 1 else { throw CryptoError.openssl(.library, "EVP_PKEY_verify_init failed") }
+            let status = EVP_PKEY_verify(context, der, der.count, digest, digest.count)
+            // 0 is "does not verify"; OpenSSL also queues a reason for it, which is not an error here.
+            clearOpenSSLErrors()
+            return status == 1
+        }
+
+        public static func == (lhs: PublicKey, rhs: PublicKey) -> Bool {
+            lhs.curve == rhs.curve && lhs.uncompressedRepresentation == rhs.uncompressedRepresentation
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(curve)
+            hasher.combine(uncompressedRepresentation)
+        }
+
+        public var description: String { "ECDSA.PublicKey(\(curve.rawValue), \(hexString(compressedRepresentation)))" }
+    }
+
+    /// An ECDSA signing key held by OpenSSL (which clears the scalar on release). Never printed.
+    public struct PrivateKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+        public let curve: Curve
+        public let publicKey: PublicKey
+        private let key: EVPKey
+
+        /// A fresh random key on `curve`.
+        public init(curve: Curve) throws(CryptoError) {
+            clearOpenSSLErrors()
+            guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
+                throw CryptoError.openssl(.library, "EC key generation setup failed")
+            }
+            defer { EVP_PKEY_CTX_free(context) }
+            var generated: OpaquePointer?
+            guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_group_name(context, curve.rawValue) == 1,
+                  EVP_PKEY_generate(context, &generated) == 1, let pkey = generated
+            else { throw CryptoError.openssl(.library, "\(curve.rawValue) key generation failed") }
+            try self.init(adopting: pkey, expectedCurve: curve)
+        }
+
+        /// From the private scalar d, big-endian, exactly `curve.byteCount` bytes and in 1…n−1.
+        public init(rawRepresentation scalar: some Collection<UInt8>, curve: Curve) throws(CryptoError) {
+            var scalar = Array(scalar)
+            defer { wipe(&scalar) }
+            guard curve.isValidScalar(scalar) else {
+                throw CryptoError(.invalidKey, "\(curve.rawValue) private key must be \(curve.byteCount) big-endian bytes in 1…n−1")
+            }
+            // SEC1 ECPrivateKey without the public key; OpenSSL derives the public point while decoding.
+            var sec1 = DER.sequence(DER.unsignedInteger([1]), DER.element(tag: 0x04, scalar), DER.element(tag: 0xa0, curve.oidDER))
+            defer { wipe(&sec1) }
+            try self.init(sec1DERRepresentation: sec1)
+        }
+
+        /// From DER SEC1 `ECPrivateKey` (RFC 5915), the body of `-----BEGIN EC PRIVATE KEY-----`.
+        public init(sec1DERRepresentation der: some Collection<UInt8>) throws(CryptoError) {
+            var bytes = Array(der)
+            defer { wipe(&bytes) }
+            clearOpenSSLErrors()
+            guard let pkey = decodeDER(bytes, { d2i_PrivateKey(EVP_PKEY_EC, nil, $0, $1) }, free: { EVP_PKEY_free($0) }) else {
+                throw CryptoError.openssl(.invalidKey, "not a DER SEC1 EC private key")
+            }
+            try self.init(adopting: pkey, expectedCurve: nil)
+        }
+
+        /// From DER PKCS#8 `PrivateKeyInfo` holding an EC key, the body of `-----BEGIN PRIVATE KEY-----`.
+        public init(pkcs8DERRepresentation der: some Collection<UInt8>) throws(CryptoError) {
+            var bytes = Array(der)
+            defer { wipe(&bytes) }
+            clearOpenSSLErrors()
+            guard let info = decodeDER(bytes, { d2i_PKCS8_PRIV_KEY_INFO(nil, $0, $1) }, free: { PKCS8_PRIV_KEY_INFO_free($0) }) else {
+                throw CryptoError.openssl(.invalidKey, "not a DER PKCS#8 private key")
+            }
+            defer { PKCS8_PRIV_KEY_INFO_free(info) }
+            guard let pkey = EVP_PKCS82PKEY(info) else { throw CryptoError.openssl(.invalidKey, "unsupported PKCS#8 private key") }
+            try self.init(adopting: pkey, expectedCurve: nil)
+        }
+
+        /// From PEM: `EC PRIVATE KEY` (SEC1, what dfx writes for secp256k1; a preceding `EC PARAMETERS` block is
+        /// ignored) or `PRIVATE KEY` (PKCS#8). Encrypted keys are refused.
+        public init(pemRepresentation: String) throws(CryptoError) {
+            var block = try PEM.singleBlock(in: pemRepresentation, labels: ["EC PRIVATE KEY", "PRIVATE KEY"],
+                                            what: "EC private key", errorKind: .invalidKey)
+            defer { wipe(&block.der) }
+            if block.label == "EC PRIVATE KEY" {
+                try self.init(sec1DERRepresentation: block.der)
+            } else {
+                try self.init(pkcs8DERRepresentation: block.der)
+            }
+        }
+
+        /// Takes ownership of `pkey` (freed on any failure) after checking it is an EC key on a supported curve.
+        private init(adopting pkey: OpaquePointer, expectedCurve: Curve?) throws(CryptoError) {
+            let key = EVPKey(adopting: pkey)
+            guard EVP_PKEY_is_a(pkey, "EC") == 1 else {
+                throw CryptoError(.invalidKey, "private key is not an EC key")
+            }
+            var name = [CChar](repeating: 0, count: 64)
+            var nameLength = 0
+            guard EVP_PKEY_get_group_name(pkey, &name, name.count, &nameLength) == 1 else {
+                throw CryptoError.openssl(.invalidKey, "EC private key has no named curve (explicit parameters are not supported)")
+            }
+            let groupName = String(cString: name)
+            guard let curve = Curve(openSSLGroupName: groupName) else {
+                throw CryptoError(.invalidKey, "unsupported EC curve \(groupName); P-256, P-384 and secp256k1 are supported")
+            }
+            if let expectedCurve, expectedCurve != curve {
+                throw CryptoError(.invalidKey, "expected a \(expectedCurve.rawValue) key, got \(curve.rawValue)")
+            }
+            var point = [UInt8](repeating: 0, count: 1 + 2 * curve.byteCount)
+            var pointLength = 0
+            guard EVP_PKEY_get_octet_string_param(pkey, "encoded-pub-key", &point, point.count, &pointLength) == 1 else {
+                throw CryptoError.openssl(.invalidKey, "EC private key has no public key")
+            }
+            self.curve = curve
+            self.key = key
+            publicKey = try PublicKey(pointRepresentation: point.prefix(pointLength), curve: curve)
+        }
+
+        /// The private scalar d, big-endian, `curve.byteCount` bytes. This exports the secret.
+        /// (The exports below cannot fail for a key that passed `init`; an empty result would mean OpenSSL ran
+        /// out of memory.)
+        public var rawRepresentation: [UInt8] {
+            var bignum: OpaquePointer?
+            guard EVP_PKEY_get_bn_param(key.pointer, "priv", &bignum) == 1, let bignum else {
+                clearOpenSSLErrors()
+                return []
+            }
+            defer { BN_clear_free(bignum) }
+            var out = [UInt8](repeating: 0, count: curve.byteCount)
+            return BN_bn2binpad(bignum, &out, Int32(out.count)) == out.count ? out : []
+        }
+
+        /// DER PKCS#8 `PrivateKeyInfo`. Contains the secret.
+        public var pkcs8DERRepresentation: [UInt8] {
+            guard let info = EVP_PKEY2PKCS8(key.pointer) else { clearOpenSSLErrors(); return [] }
+            defer { PKCS8_PRIV_KEY_INFO_free(info) }
+            return encodeDER { i2d_PKCS8_PRIV_KEY_INFO(info, $0) } ?? []
+        }
+
+        /// DER SEC1 `ECPrivateKey` with curve parameters and public key. Contains the secret.
+        public var sec1DERRepresentation: [UInt8] {
+            encodeDER { i2d_PrivateKey(key.pointer, $0) } ?? []
+        }
+
+        /// `-----BEGIN PRIVATE KEY-----` (PKCS#8). Contains the secret.
+        public var pemRepresentation: String {
+            var der = pkcs8DERRepresentation
+            defer { wipe(&der) }
+            return PEM.encode(label: "PRIVATE KEY", der: der)
+        }
+
+        /// `-----BEGIN EC PRIVATE KEY-----` (SEC1), the form dfx writes for secp256k1 identities. Contains the secret.
+        public var sec1PEMRepresentation: String {
+            var der = sec1DERRepresentation
+            defer { wipe(&der) }
+            return PEM.encode(label: "EC PRIVATE KEY", der: der)
+        }
+
+        /// Signs `message` hashed with `hash` (default: the curve's usual digest). OpenSSL 3.0 uses a random
+        /// nonce, so signatures differ from call to call. With `lowS`, s is replaced by n − s when high.
+        public func signature(
+            for message: some Collection<UInt8>, hashedWith hash: DigestAlgorithm? = nil, format: SignatureFormat = .der,
+            lowS: Bool = false
+        ) throws(CryptoError) -> [UInt8] {
+            try signature(forDigest: (hash ?? curve.defaultDigest).hash(message), format: format, lowS: lowS)
+        }
+
+        /// Signs a precomputed digest (1…64 bytes).
+        public func signature(
+            forDigest digest: some Collection<UInt8>, format: SignatureFormat = .der, lowS: Bool = false
+        ) throws(CryptoError) -> [UInt8] {
+            let digest = try checkedDigest(digest)
+            clearOpenSSLErrors()
+            guard let context = EVP_PKEY_CTX_new(key.pointer, nil) else { throw CryptoError.openssl(.library, "EVP_PKEY_CTX_new failed") }
+            defer { EVP_PKEY_CTX_free(context) }
+            var length = 0
+            guard EVP_PKEY_sign_init(context) == 1, EVP_PKEY_sign(context, nil, &length, digest, digest.count) == 1 else {
+                throw CryptoError.openssl(.library, "\(curve.rawValue) signing setup failed")
+            }
+            var der = [UInt8](repeating: 0, count: length)
+            guard EVP_PKEY_sign(context, &der, &length, digest, digest.count) == 1 else {
+                throw CryptoError.openssl(.library, "\(curve.rawValue) signing failed")
+            }
+            var parsed = try Signature(derRepresentation: der.prefix(length), curve: curve)
+            if lowS { parsed = parsed.lowSNormalized }
+            return parsed.representation(format)
+        }
+
+        public var description: String { "ECDSA.PrivateKey(\(curve.rawValue), publicKey: \(hexString(publicKey.compressedRepresentation)), scalar: <redacted>)" }
+        public var debugDescription: String { description }
+        public var customMirror: Mirror { Mirror(self, children: ["curve": curve, "publicKey": publicKey]) }
+    }
+}
+
+private func checkedDigest(_ digest: some Collection<UInt8>) throws(CryptoError) -> [UInt8] {
+    guard (1...64).contains(digest.count) else {
+        throw CryptoError(.invalidInput, "ECDSA digest must be 1…64 bytes, got \(digest.count)")
+    }
+    return Array(digest)
+}
