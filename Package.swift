@@ -23,9 +23,9 @@ var executable: [Target] { [
 
 // MARK: - Command layer (the only code that knows about terminals)
 var commandLayer: [Target] { [
-    .target(name: "OmniCLI", dependencies: ["OmniCodec"], swiftSettings: swiftSettings),
+    .target(name: "OmniCLI", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: swiftSettings),
     .target(name: "OmniCommands", dependencies: [
-        "OmniCLI", "OmniCodec", "OmniCrypto", "OmniTransport", "OmniCandid", "OmniBLS",
+        "OmniCLI", "OmniCodec", "OmniSystem", "OmniCrypto", "OmniTransport", "OmniCandid", "OmniBLS", "COmniShims",
     ], swiftSettings: swiftSettings),
 ] }
 
@@ -35,9 +35,10 @@ var domains: [Target] { [
     .target(name: "OmniBLS", dependencies: ["CBLS12381", "OmniCodec", "OmniCrypto"], swiftSettings: swiftSettings),
 ] }
 
-// MARK: - Shared layers: codecs, crypto, transports
+// MARK: - Shared layers: codecs, files and directories, crypto, transports
 var shared: [Target] { [
     .target(name: "OmniCodec", swiftSettings: swiftSettings),
+    .target(name: "OmniSystem", swiftSettings: swiftSettings),
     .target(name: "OmniCrypto", dependencies: ["COpenSSL", "CSodium", "COmniShims", "OmniCodec"], swiftSettings: swiftSettings),
     .target(name: "OmniTransport", dependencies: ["CCurl", "COmniShims", "OmniCodec", "OmniCrypto"], swiftSettings: swiftSettings),
 ] }
@@ -58,6 +59,7 @@ var tests: [Target] { [
     .testTarget(name: "OmniCodecTests", dependencies: ["OmniCodec", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniCryptoTests", dependencies: ["OmniCrypto", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniTransportTests", dependencies: ["OmniTransport", "OmniTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "OmniSystemTests", dependencies: ["OmniSystem", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniCLITests", dependencies: ["OmniCLI", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniCandidTests", dependencies: ["OmniCandid", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniBLSTests", dependencies: ["OmniBLS", "OmniCrypto", "OmniTestSupport"], swiftSettings: swiftSettings),

@@ -3,11 +3,12 @@ import OmniCLI
 import OmniCommands
 
 let tool = CommandLineTool(
-    name: "omni",
+    name: "omni", version: VersionCommand.version,
     root: Command(
         "omni",
         abstract: "Verified Internet Computer calls, Candid, Iroha Connect, TrUAPI, App Attest and ird from one CLI.",
         subcommands: [
+            VersionCommand.command,
         ]),
     topics: HelpTopics.all,
     configParser: { _, path in [:] },

@@ -11,7 +11,7 @@ enum Sample {
     static let mode = Option<Mode>("mode", help: "Speed.", default: .fast, config: "sample.mode")
     static let tag = Option<String>("tag", short: "t", help: "A tag.", repeating: true)
     static let data = Option<String>("data", help: "Some data.", source: .content)
-    static let timeout = Option<OmniCLI.Duration>("timeout", help: "How long.", default: .init(seconds: 30))
+    static let timeout = Option<Duration>("timeout", help: "How long.", default: .seconds(30))
     static let loud = Flag("loud", short: "l", help: "Shout.", environment: "OMNI_LOUD")
     static let input = Argument<String>("INPUT", help: "The input.", source: .content)
     static let extra = Argument<String>("EXTRA", help: "More words.", variadic: true)
@@ -26,7 +26,7 @@ enum Sample {
         object["mode"] = .string(try invocation.value(mode)?.rawValue ?? "")
         object["tags"] = .array(try invocation.values(tag).map { .string($0) })
         object["data"] = try invocation.text(of: data).map { .string($0) } ?? .null
-        object["timeout"] = .double(try invocation.value(timeout)?.seconds ?? -1)
+        object["timeout"] = .double(try invocation.value(timeout)?.secondsValue ?? -1)
         object["loud"] = .bool(try invocation.flag(loud))
         object["input"] = .string(try invocation.argument(input) ?? "")
         object["extra"] = .array(try invocation.arguments(extra).map { .string($0) })
@@ -43,7 +43,7 @@ enum Sample {
     }
 
     static let tool = CommandLineTool(
-        name: "tool",
+        name: "tool", version: "9.9.9",
         root: Command("tool", abstract: "A test tool.", subcommands: [
             Command("sample", abstract: "Sample commands.", subcommands: [echo, fail, crash], section: "Samples"),
         ]),

@@ -57,11 +57,7 @@ extension Bool: ArgumentValue {
 }
 
 /// A duration given as `250ms`, `30s`, `5m`, `2h`, `1d` or a bare number of seconds.
-public struct Duration: ArgumentValue, Equatable, Sendable, CustomStringConvertible {
-    public let seconds: Double
-
-    public init(seconds: Double) { self.seconds = seconds }
-
+extension Duration: ArgumentValue {
     public init?(argument: String) {
         let units: [(suffix: String, factor: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
         var text = Substring(argument.trimmingCharacters(in: .whitespaces))
@@ -71,18 +67,15 @@ public struct Duration: ArgumentValue, Equatable, Sendable, CustomStringConverti
             factor = unit.factor
             break
         }
-        guard let number = Double(text), number.isFinite, number >= 0 else { return nil }
-        seconds = number * factor
+        guard let number = Double(text), number.isFinite, number >= 0, number * factor < 1e12 else { return nil }
+        self = .milliseconds(Int64((number * factor * 1000).rounded()))
     }
 
     public static var expectation: String { "a duration like 250ms, 30s, 5m, 2h (a bare number is seconds)" }
 
-    public var description: String {
-        if seconds < 1 { return "\(Int((seconds * 1000).rounded()))ms" }
-        if seconds.truncatingRemainder(dividingBy: 3600) == 0 { return "\(Int(seconds / 3600))h" }
-        if seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60))m" }
-        if seconds == seconds.rounded() { return "\(Int(seconds))s" }
-        return "\(seconds)s"
+    /// The duration in seconds as a Double (for timeouts handed to C APIs and JSON output).
+    public var secondsValue: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
 

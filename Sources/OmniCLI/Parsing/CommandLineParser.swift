@@ -52,10 +52,11 @@ struct CommandLineParser {
                     if result.helpRequested { continue }
                     let candidates = result.command.visibleSubcommands.map(\.name)
                     let where_ = result.path.count == 1 ? "" : " for '\(names().joined(separator: " "))'"
-                    throw .usage("unknown command '\(token)'\(where_)",
-                                 suggestion: Suggestions.closest(to: token, in: candidates).map {
-                                     (names() + [$0]).joined(separator: " ")
-                                 },
+                    let closest = Suggestions.closest(to: token, in: candidates)
+                    // Without a close match, listing the choices is the most useful hint.
+                    let choices = closest == nil ? "; commands: " + candidates.joined(separator: ", ") : ""
+                    throw .usage("unknown command '\(token)'\(where_)\(choices)",
+                                 suggestion: closest.map { (names() + [$0]).joined(separator: " ") },
                                  commandPath: names())
                 }
                 result.positionals.append(token)

@@ -2,7 +2,7 @@ import OmniCodec
 
 extension CommandLineTool {
     /// Commands every tool built on this framework has.
-    static var builtins: [Command] { [helpCommand, completionsCommand, dumpHelpCommand] }
+    static var builtins: [Command] { [helpCommand, completionsCommand, dumpHelpCommand, generateDocsCommand] }
 
     // MARK: help
 

@@ -4,6 +4,8 @@ import OmniCodec
 /// `__dump-help`), help topics, and the one mapping from errors to what the user sees and the exit code.
 public struct CommandLineTool: Sendable {
     public let name: String
+    /// Printed bare by `--version`.
+    public let version: String
     public let root: Command
     public let topics: [HelpTopic]
     /// Maps domain errors to a report. Return nil for errors it does not know; the framework handles CLIError and
@@ -12,10 +14,11 @@ public struct CommandLineTool: Sendable {
     /// Turns the config file's text into dotted keys (the TOML reader lives in the codec layer).
     public let configParser: @Sendable (String, String) throws -> [String: String]
 
-    public init(name: String, root: Command, topics: [HelpTopic] = [],
+    public init(name: String, version: String, root: Command, topics: [HelpTopic] = [],
                 configParser: @escaping @Sendable (String, String) throws -> [String: String],
                 errorMapper: @escaping @Sendable (Error) -> ErrorReport?) {
         self.name = name
+        self.version = version
         self.topics = topics
         self.errorMapper = errorMapper
         self.configParser = configParser
@@ -59,6 +62,10 @@ public struct CommandLineTool: Sendable {
     /// Runs one command line and returns the exit status. Tests call this with in-memory streams.
     public func execute(_ arguments: [String], environment: [String: String], streams: StandardStreams,
                         installSignalHandlers: Bool = false) -> Int32 {
+        if arguments == ["--version"] {
+            streams.out(version + "\n")
+            return ExitCode.ok.rawValue
+        }
         let parser = CommandLineParser(root: root, globalOptions: Self.globalOptions)
         let parsed: ParsedCommandLine
         do {

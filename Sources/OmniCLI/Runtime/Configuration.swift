@@ -1,4 +1,5 @@
 import Foundation
+import OmniSystem
 
 /// The user's config file, `$XDG_CONFIG_HOME/omni/config.toml` (or `--config FILE` / `OMNI_CONFIG`), read lazily on
 /// the first lookup so commands that never consult it pay nothing.
@@ -25,12 +26,9 @@ public final class Configuration: @unchecked Sendable {
         self.parse = parse
     }
 
-    /// The default location per the XDG base-directory spec (relative or empty values are ignored).
+    /// The default location per the XDG base-directory spec.
     public static func defaultPath(environment: [String: String]) -> String {
-        if let dir = environment["OMNI_CONFIG_DIR"], dir.hasPrefix("/") { return dir + "/config.toml" }
-        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/omni/config.toml" }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        return home + "/.config/omni/config.toml"
+        Directories(environment: environment).configFile
     }
 
     public func value(for key: String) throws -> Entry? {

@@ -1,6 +1,7 @@
 import OmniCLI
 import OmniCodec
 import OmniCrypto
+import OmniSystem
 import OmniTransport
 
 /// The one place domain errors become what the user sees and the exit code (CLIError is handled by the
@@ -21,6 +22,9 @@ public enum ErrorMapping {
             }
         case let error as TransportError:
             return transport(error)
+        case let error as SystemError:
+            // A local file could not be written or read (permissions, disk full): the environment, not the input.
+            return ErrorReport(kind: "file_system", message: error.description, exitCode: .configuration)
         default:
             return nil
         }

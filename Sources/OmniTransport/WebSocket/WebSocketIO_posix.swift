@@ -162,9 +162,11 @@ final class WebSocketSocketStream: WebSocketByteStream, @unchecked Sendable {
         }
     }
 
-    func shutdownWrite() { _ = Glibc.shutdown(descriptor, Int32(SHUT_WR)) }
+    // glibc's SHUT_* constants come from an anonymous enum that Clang may attribute to whichever module included
+    // <sys/socket.h> first (CCurl here), hiding them from this file; the values are fixed by Linux's ABI.
+    func shutdownWrite() { _ = Glibc.shutdown(descriptor, 1 /* SHUT_WR */) }
 
-    func shutdown() { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+    func shutdown() { _ = Glibc.shutdown(descriptor, 2 /* SHUT_RDWR */) }
 
     deinit { close(descriptor) }
 }

@@ -1,0 +1,78 @@
+# omni — build, test, install. Every target wraps plain `swift` commands.
+PREFIX ?= /usr/local
+DESTDIR ?=
+SWIFT ?= swift
+PYTHON ?= python3
+APT_PACKAGES := libssl-dev libsodium-dev libcurl4-openssl-dev libsqlite3-dev pkg-config
+PKG_CONFIG_MODULES := openssl libsodium libcurl sqlite3
+BUILD_INFO := Sources/COmniShims/generated/build_info.h
+RELEASE_BIN := .build/release/omni
+DEBUG_BIN := .build/debug/omni
+
+.PHONY: build build-info debug test test-deps deps install completions docs check-generated bench clean
+
+# Release build (the default target).
+build: deps build-info
+	$(SWIFT) build -c release --product omni
+
+debug: deps build-info
+	$(SWIFT) build --product omni
+
+# Installs the system libraries omni links against when any is missing (apt-get as root, otherwise prints the
+# command to run).
+deps:
+	@if ! pkg-config --exists $(PKG_CONFIG_MODULES) 2>/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing $(APT_PACKAGES)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES) >/dev/null; \
+	  else \
+	    echo "missing system packages; run: sudo apt-get install -y $(APT_PACKAGES)"; exit 1; \
+	  fi; \
+	fi
+
+# Python peers for the differential tests (only what is missing is installed).
+test-deps: deps
+	@$(PYTHON) -c "import websockets, cbor2, pyblst, sr25519, cryptography, ic" 2>/dev/null || \
+	  $(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/Peers/requirements.txt
+
+# Stamps the git commit and date into the binary without touching tracked files; rewritten only on change.
+build-info:
+	@mkdir -p $(dir $(BUILD_INFO))
+	@printf '#define OMNI_BUILD_COMMIT "%s"\n#define OMNI_BUILD_DATE "%s"\n' \
+	  "$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD 2>/dev/null || echo -dirty)" \
+	  "$$(git log -1 --format=%cs 2>/dev/null || echo unknown)" > $(BUILD_INFO).tmp
+	@cmp -s $(BUILD_INFO).tmp $(BUILD_INFO) && rm $(BUILD_INFO).tmp || mv $(BUILD_INFO).tmp $(BUILD_INFO)
+
+test: test-deps build-info
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/omni
+	install -m 0644 completions/omni.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/omni
+	install -m 0644 completions/_omni $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_omni
+	install -m 0644 completions/omni.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/omni.fish
+
+# Regenerates completions/ and docs/reference from the command tree (tests fail when they are stale).
+completions: debug
+	$(DEBUG_BIN) completions bash > completions/omni.bash
+	$(DEBUG_BIN) completions zsh > completions/_omni
+	$(DEBUG_BIN) completions fish > completions/omni.fish
+
+docs: debug
+	$(DEBUG_BIN) __generate-docs docs
+
+check-generated: completions docs
+	git diff --exit-code -- completions docs
+
+# Times omni next to the independent peers in one run and prints ratios (not a test: no pass/fail).
+bench: deps build-info test-deps
+	$(SWIFT) build -c release --product omni
+	$(SWIFT) build -c release --product omni-bench
+	$(PYTHON) Tests/Peers/bench.py --omni $(RELEASE_BIN) --omni-bench .build/release/omni-bench
+
+clean:
+	$(SWIFT) package clean
+	rm -rf $(dir $(BUILD_INFO))

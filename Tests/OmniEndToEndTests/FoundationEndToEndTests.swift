@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+import OmniCodec
+import OmniTestSupport
+
+/// The acceptance lines of the foundation issue, checked against the real binary.
+@Suite struct FoundationEndToEndTests {
+    @Test func helpListsTheTrees() throws {
+        let result = try Omni.run(["--help"])
+        #expect(result.status == 0)
+        for word in ["OVERVIEW:", "USAGE:", "version", "completions", "help", "GLOBAL OPTIONS:", "--output"] {
+            #expect(result.stdoutText.contains(word), "help lacks \(word)")
+        }
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test func unknownCommandExitsTwoWithASuggestion() throws {
+        let result = try Omni.run(["nosuch"])
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderrText.contains("unknown command 'nosuch'"))
+        let typo = try Omni.run(["verison"])
+        #expect(typo.status == 2)
+        #expect(typo.stderrText.contains("did you mean 'omni version'?"))
+    }
+
+    @Test func versionAsJSON() throws {
+        let result = try Omni.run(["version", "--output", "json"])
+        #expect(result.status == 0)
+        let json = try JSONValue.parse(Array(result.stdout))
+        #expect(json["format_version"] == 1)
+        for key in ["version", "commit", "openssl", "libsodium", "libcurl"] {
+            #expect(json[key]?.stringValue?.isEmpty == false, "\(key) missing")
+        }
+        #expect(json["openssl"]?.stringValue?.hasPrefix("OpenSSL 3") == true)
+        let bare = try Omni.run(["--version"])
+        #expect(bare.stdoutText == (json["version"]?.stringValue ?? "") + "\n")
+    }
+
+    @Test func exitCodesTopicMatchesTheTable() throws {
+        let result = try Omni.run(["help", "exit-codes"])
+        #expect(result.status == 0)
+        for line in ["0    success", "2    usage error", "130  interrupted"] {
+            #expect(result.stdoutText.contains(line), "missing '\(line)'")
+        }
+    }
+
+    @Test func jsonErrorsAreOneObjectOnStderr() throws {
+        let result = try Omni.run(["version", "--bogus", "--output", "json"])
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        let json = try JSONValue.parse(Array(result.stderr))
+        #expect(json["error"]?["exit_code"] == 2)
+        #expect(json["error"]?["kind"] == "usage")
+    }
+
+    @Test func completionFilesAreCurrent() throws {
+        for (shell, file) in [("bash", "omni.bash"), ("zsh", "_omni"), ("fish", "omni.fish")] {
+            let generated = try Omni.run(["completions", shell])
+            #expect(generated.status == 0)
+            let committed = try Data(contentsOf: Repository.root.appendingPathComponent("completions/" + file))
+            #expect(generated.stdout == committed, "completions/\(file) is stale: run 'make completions'")
+        }
+    }
+
+    @Test func referenceDocsAreCurrent() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("omni-docs-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try Omni.run(["__generate-docs", directory.path, "--quiet"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let enumerator = FileManager.default.enumerator(atPath: directory.path)
+        var count = 0
+        while let relative = enumerator?.nextObject() as? String {
+            guard relative.hasSuffix(".md") else { continue }
+            count += 1
+            let generated = try Data(contentsOf: directory.appendingPathComponent(relative))
+            let committed = try? Data(contentsOf: Repository.root.appendingPathComponent("docs/" + relative))
+            #expect(generated == committed, "docs/\(relative) is stale: run 'make docs'")
+        }
+        #expect(count >= 4)
+    }
+
+    @Test func noColorWhenPiped() throws {
+        let result = try Omni.run(["nosuch"], environment: ["FORCE_COLOR": ""])
+        #expect(!result.stderrText.contains("\u{1B}["))
+    }
+}
