@@ -279,18 +279,27 @@ struct CBORReader {
 
     private mutating func readText(length: UInt64, head: Head) throws(CodecError) -> String {
         let contentStart = offset
-        let raw = try readStringBytes(length: length, head: head)
-        let units = raw.assumingMemoryBound(to: UInt8.self)
-        if let text = String(validating: units, as: UTF8.self) { return text }
-        if !options.strict { return String(decoding: units, as: UTF8.self) }
-        let bad = CBORReader.firstInvalidUTF8(units)
-        throw malformed("invalid UTF-8 in text string", at: contentStart + bad)
+        let units = try readStringBytes(length: length, head: head).assumingMemoryBound(to: UInt8.self)
+        // Validating here (instead of String(validating:)) keeps the hot path specialized and gives the offset.
+        let invalid = CBORReader.firstInvalidUTF8(units)
+        if invalid < units.count, options.strict {
+            throw malformed("invalid UTF-8 in text string", at: contentStart + invalid)
+        }
+        return String(decoding: units, as: UTF8.self)
     }
 
-    /// Offset of the first byte that does not start or continue a valid UTF-8 sequence (RFC 3629).
+    /// Offset of the first byte that does not start or continue a valid UTF-8 sequence (RFC 3629), or the count
+    /// when all is valid.
     static func firstInvalidUTF8(_ units: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = units.baseAddress else { return 0 }
         var i = 0
         while i < units.count {
+            // ASCII runs are checked eight bytes at a time.
+            if i + 8 <= units.count,
+               UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                i += 8
+                continue
+            }
             let lead = units[i]
             let length: Int
             var lowest: UInt8 = 0x80, highest: UInt8 = 0xBF
@@ -310,7 +319,7 @@ struct CBORReader {
             for k in 2..<max(2, length) where units[i + k] & 0xC0 != 0x80 { return i }
             i += length
         }
-        return i
+        return units.count
     }
 
     /// An indefinite-length byte or text string: definite chunks of the same major type up to a break.
