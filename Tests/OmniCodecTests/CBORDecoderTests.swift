@@ -54,6 +54,17 @@ struct CBORDecoderTests {
         #expect(map.map?.count == 2)
     }
 
+    @Test("text keys are compared by code points: precomposed and decomposed é are different keys")
+    func exactTextKeys() throws {
+        // {"é": 1, "e\u0301": 2}
+        let map = try CBOR.decode(bytes("a2 62c3a9 01 6365cc81 02"))
+        #expect(map.map?.count == 2)
+        #expect(map["\u{E9}"] == 1 && map["e\u{301}"] == 2)
+        #expect(CBOR.text("\u{E9}") != CBOR.text("e\u{301}"))
+        #expect(Set<CBOR>([.text("\u{E9}"), .text("e\u{301}")]).count == 2)
+        #expect(decodeError("a2 62c3a9 01 62c3a9 02")?.message.contains("duplicate") == true)
+    }
+
     @Test("every strict prefix of a valid item is an error, never a crash")
     func truncationsFail() throws {
         let samples = ["9f018202039f0405ffff", "bf61610161629f0203ffff", "c249010000000000000000",

@@ -111,6 +111,17 @@ struct TOMLTests {
         #expect(json == #"{"default_profile":"main","profile":{"main":{"network":"ic","identity":"alice","timeout":30},"local dev":{"network":"local","ports":[4943,8080],"started":"2024-01-02T03:04:05Z","ratio":0.5,"special":"-inf"}}}"#)
     }
 
+    @Test("keys are compared by code points: precomposed and decomposed é are different keys")
+    func exactKeys() throws {
+        let table = try TOMLTable.parse("\"\u{E9}\" = 1\n\"e\u{301}\" = 2\n[\"\u{E9}x\"]\n[\"e\u{301}x\"]")
+        #expect(table.count == 4)
+        #expect(table["\u{E9}"] == .integer(1) && table["e\u{301}"] == .integer(2))
+        var copy = table
+        copy["\u{E9}"] = nil
+        #expect(copy.keys.count == 3 && copy["e\u{301}"] == .integer(2))
+        #expect(parseError("\"\u{E9}\" = 1\n\"\\u00e9\" = 2")?.message.contains("duplicate") == true)
+    }
+
     @Test("errors give line, column, key path and a clear message")
     func errorLocations() throws {
         let duplicate = try #require(parseError("a = 1\n  a = 2"))

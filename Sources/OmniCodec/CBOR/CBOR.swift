@@ -163,8 +163,8 @@ extension CBOR {
         guard let pairs = map else { return nil }
         for pair in pairs {
             switch pair.key {
-            case .text(let k) where k == key: return pair.value
-            case .textChunks where pair.key.text == key: return pair.value
+            case .text(let k) where k.isExactly(key): return pair.value
+            case .textChunks where pair.key.text?.isExactly(key) == true: return pair.value
             default: continue
             }
         }
@@ -212,7 +212,7 @@ extension CBOR: Equatable, Hashable {
         case (.bytes, .bytes), (.bytes, .byteChunks), (.byteChunks, .bytes), (.byteChunks, .byteChunks):
             return lhs.bytes == rhs.bytes
         case (.text, .text), (.text, .textChunks), (.textChunks, .text), (.textChunks, .textChunks):
-            return lhs.text == rhs.text
+            return (lhs.text ?? "").isExactly(rhs.text ?? "")
         case (.array, .array), (.array, .indefiniteArray), (.indefiniteArray, .array),
             (.indefiniteArray, .indefiniteArray):
             return lhs.array == rhs.array
@@ -228,7 +228,7 @@ extension CBOR: Equatable, Hashable {
         case .unsigned(let n): hasher.combine(0 as UInt8); hasher.combine(n)
         case .negative(let n): hasher.combine(1 as UInt8); hasher.combine(n)
         case .bytes, .byteChunks: hasher.combine(2 as UInt8); hasher.combine(bytes ?? [])
-        case .text, .textChunks: hasher.combine(3 as UInt8); hasher.combine(text ?? "")
+        case .text, .textChunks: hasher.combine(3 as UInt8); hasher.combine(ExactText(text ?? ""))
         case .array, .indefiniteArray:
             hasher.combine(4 as UInt8)
             for item in array ?? [] { hasher.combine(item) }

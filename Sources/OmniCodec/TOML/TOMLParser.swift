@@ -49,7 +49,7 @@ extension TOMLTable {
 /// becomes `TOMLTable` values once the document is read. The flags carry TOML's redefinition rules.
 final class TOMLTableNode {
     var keys: [String] = []
-    var children: [String: TOMLNode] = [:]
+    var children: [ExactText: TOMLNode] = [:]
     let depth: Int
     /// Defined by `[header]` or as an `[[array]]` element: no second header, no dotted keys into it.
     var definedByHeader = false
@@ -61,13 +61,13 @@ final class TOMLTableNode {
 
     func add(_ key: String, _ node: TOMLNode) {
         keys.append(key)
-        children[key] = node
+        children[ExactText(key)] = node
     }
 
     var table: TOMLTable {
         var table = TOMLTable()
         for key in keys {
-            switch children[key] {
+            switch children[ExactText(key)] {
             case .value(let value): table[key] = value
             case .table(let node): table[key] = .table(node.table)
             case .tables(let array): table[key] = .array(array.tables.map { .table($0.table) })
@@ -253,7 +253,7 @@ struct TOMLParser {
         section += 1
         var table = root
         for (index, part) in key.dropLast().enumerated() {
-            switch table.children[part.name] {
+            switch table.children[ExactText(part.name)] {
             case nil:
                 try checkDepth(table.depth + 1, at: part.offset)
                 let child = TOMLTableNode(depth: table.depth + 1)
@@ -270,7 +270,7 @@ struct TOMLParser {
             }
         }
         guard let last = key.last else { throw error("expected a table name", at: start) }
-        let existing = table.children[last.name]
+        let existing = table.children[ExactText(last.name)]
         if isArray {
             let element = TOMLTableNode(depth: table.depth + 1)
             try checkDepth(element.depth, at: last.offset)
@@ -324,7 +324,7 @@ struct TOMLParser {
         var table = root
         for (index, part) in key.dropLast().enumerated() {
             let prefix = Array(key[...index])
-            switch table.children[part.name] {
+            switch table.children[ExactText(part.name)] {
             case nil:
                 try checkDepth(table.depth + 1, at: part.offset)
                 let child = TOMLTableNode(depth: table.depth + 1)
@@ -351,7 +351,7 @@ struct TOMLParser {
             }
         }
         guard let last = key.last else { return }
-        if table.children[last.name] != nil {
+        if table.children[ExactText(last.name)] != nil {
             throw error("duplicate key \(TOMLParser.keyText(key.map(\.name)))", at: last.offset, path: key)
         }
         table.add(last.name, .value(value))

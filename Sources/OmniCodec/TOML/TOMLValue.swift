@@ -49,7 +49,7 @@ public enum TOMLValue: Equatable, Sendable {
 /// A TOML table: keys in document order, values by key.
 public struct TOMLTable: Equatable, Sendable, Sequence {
     public private(set) var entries: [(key: String, value: TOMLValue)]
-    private var positions: [String: Int]
+    private var positions: [ExactText: Int]
 
     public init() {
         entries = []
@@ -67,17 +67,17 @@ public struct TOMLTable: Equatable, Sendable, Sequence {
     public var isEmpty: Bool { entries.isEmpty }
 
     public subscript(key: String) -> TOMLValue? {
-        get { positions[key].map { entries[$0].value } }
+        get { positions[ExactText(key)].map { entries[$0].value } }
         set {
-            if let index = positions[key] {
+            if let index = positions[ExactText(key)] {
                 if let newValue {
                     entries[index].value = newValue
                 } else {
                     entries.remove(at: index)
-                    positions = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($1.key, $0) })
+                    positions = Dictionary(uniqueKeysWithValues: entries.enumerated().map { (ExactText($1.key), $0) })
                 }
             } else if let newValue {
-                positions[key] = entries.count
+                positions[ExactText(key)] = entries.count
                 entries.append((key, newValue))
             }
         }
@@ -109,7 +109,7 @@ public struct TOMLTable: Equatable, Sendable, Sequence {
 
     public static func == (lhs: TOMLTable, rhs: TOMLTable) -> Bool {
         lhs.entries.count == rhs.entries.count
-            && zip(lhs.entries, rhs.entries).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+            && zip(lhs.entries, rhs.entries).allSatisfy { $0.key.isExactly($1.key) && $0.value == $1.value }
     }
 }
 
