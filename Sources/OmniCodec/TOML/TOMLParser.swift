@@ -157,9 +157,18 @@ struct TOMLParser {
     private func describe(_ byte: UInt8) -> String {
         switch byte {
         case TOMLParser.lf: return "newline"
+        case TOMLParser.cr: return "carriage return"
         case 0x21..<0x7F: return "'\(Character(Unicode.Scalar(byte)))'"
-        default: return "byte 0x" + String(byte, radix: 16)
+        default: return "U+" + String(repeating: "0", count: byte < 0x10 ? 3 : 2) + String(byte, radix: 16, uppercase: true)
         }
+    }
+
+    /// The character at `offset` for messages: ASCII by `describe`, anything else as itself.
+    private func describeCharacter(at offset: Int) -> String {
+        guard bytes[offset] >= 0x80 else { return describe(bytes[offset]) }
+        let end = min(offset + 4, bytes.count)
+        let character = String(decoding: UnsafeBufferPointer(rebasing: bytes[offset..<end]), as: UTF8.self).first
+        return character.map { "'\($0)'" } ?? "byte 0x" + String(bytes[offset], radix: 16)
     }
 
     func validateUTF8() throws(CodecError) {
@@ -225,7 +234,7 @@ struct TOMLParser {
         if bytes[i] == UInt8(ascii: "#") { try skipComment() }
         guard i < bytes.count else { return }
         guard bytes[i] == TOMLParser.lf || bytes[i] == TOMLParser.cr else {
-            throw error("expected a newline or end of document, found \(describe(bytes[i]))")
+            throw error("expected a newline or end of document, found \(describeCharacter(at: i))")
         }
         try consumeNewline()
     }
@@ -311,7 +320,7 @@ struct TOMLParser {
         let key = try parseKey()
         skipSpaces()
         guard i < bytes.count, bytes[i] == UInt8(ascii: "=") else {
-            throw error(i < bytes.count ? "expected '=' after key, found \(describe(bytes[i]))" : "expected '=' after key")
+            throw error(i < bytes.count ? "expected '=' after key, found \(describeCharacter(at: i))" : "expected '=' after key")
         }
         i += 1
         skipSpaces()
@@ -394,7 +403,7 @@ struct TOMLParser {
         default:
             while i < bytes.count, TOMLParser.isBareKeyByte(bytes[i]) { i += 1 }
             guard i > start else {
-                throw error(i < bytes.count ? "expected a key, found \(describe(bytes[i]))" : "expected a key")
+                throw error(i < bytes.count ? "expected a key, found \(describeCharacter(at: i))" : "expected a key")
             }
             return KeyPart(name: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self),
                            offset: start)
@@ -418,7 +427,7 @@ struct TOMLParser {
         case UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "i"), UInt8(ascii: "n"):
             return try parseNumber()
         case TOMLParser.lf, TOMLParser.cr: throw error("expected a value, found end of line")
-        default: throw error("expected a value, found \(describe(bytes[i]))")
+        default: throw error("expected a value, found \(describeCharacter(at: i))")
         }
     }
 
@@ -456,7 +465,7 @@ struct TOMLParser {
             guard i < bytes.count else { throw error("unterminated array", at: start) }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
             if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
-            throw error("expected ',' or ']' in array, found \(describe(bytes[i]))")
+            throw error("expected ',' or ']' in array, found \(describeCharacter(at: i))")
         }
     }
 
@@ -488,7 +497,7 @@ struct TOMLParser {
             case UInt8(ascii: ","): i += 1
             case UInt8(ascii: "}"): i += 1; return .table(node.table)
             case TOMLParser.lf, TOMLParser.cr: throw error("newline in inline table")
-            default: throw error("expected ',' or '}' in inline table, found \(describe(bytes[i]))")
+            default: throw error("expected ',' or '}' in inline table, found \(describeCharacter(at: i))")
             }
         }
     }
