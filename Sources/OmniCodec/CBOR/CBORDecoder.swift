@@ -376,7 +376,7 @@ struct CBORReader {
         }
     }
 
-    private mutating func enter(_ head: Head, depth: Int) throws(CodecError) {
+    private func enter(_ head: Head, depth: Int) throws(CodecError) {
         if depth > options.maxDepth { throw limit("nesting deeper than \(options.maxDepth)", at: head.start) }
     }
 
@@ -407,7 +407,7 @@ struct CBORReader {
     private mutating func readMap(_ head: Head, depth: Int) throws(CodecError) -> CBOR {
         try enter(head, depth: depth)
         var pairs: [CBOR.Pair] = []
-        var keyRanges: [Range<Int>] = []
+        var previousKey: Range<Int>?
         var seenKeys: Set<CBOR> = []
         if let declared = head.argument {
             guard declared <= UInt64(remaining / 2) else {
@@ -416,7 +416,7 @@ struct CBORReader {
             let count = Int(declared)
             pairs.reserveCapacity(count)
             for _ in 0..<count {
-                try readPair(into: &pairs, keyRanges: &keyRanges, seenKeys: &seenKeys, depth: depth)
+                try readPair(into: &pairs, previousKey: &previousKey, seenKeys: &seenKeys, depth: depth)
             }
             return .map(pairs)
         }
@@ -424,7 +424,7 @@ struct CBORReader {
         while true {
             guard offset < bytes.count else { throw malformed("unexpected end of input in indefinite-length map", at: offset) }
             if bytes[offset] == CBORReader.breakByte { offset += 1; break }
-            try readPair(into: &pairs, keyRanges: &keyRanges, seenKeys: &seenKeys, depth: depth)
+            try readPair(into: &pairs, previousKey: &previousKey, seenKeys: &seenKeys, depth: depth)
         }
         return options.preserveIndefiniteLength ? .indefiniteMap(pairs) : .map(pairs)
     }
@@ -432,7 +432,9 @@ struct CBORReader {
     /// Small maps (the common case) check duplicates by scanning; larger ones switch to a hash set.
     private static let linearDuplicateScanLimit = 16
 
-    private mutating func readPair(into pairs: inout [CBOR.Pair], keyRanges: inout [Range<Int>],
+    /// Reads one key/value pair. `previousKey` (the byte range of the last key) serves the canonical order check,
+    /// `seenKeys` the duplicate check of large maps.
+    private mutating func readPair(into pairs: inout [CBOR.Pair], previousKey: inout Range<Int>?,
                                    seenKeys: inout Set<CBOR>, depth: Int) throws(CodecError) {
         let index = pairs.count
         let keyStart = offset
@@ -454,11 +456,11 @@ struct CBORReader {
         }
         if options.requireCanonical {
             // Deterministic order: each key's encoding sorts bytewise after the previous key's.
-            if let previous = keyRanges.last, !CBORReader.precedes(bytes[previous], bytes[keyStart..<keyEnd]) {
+            if let previous = previousKey, !CBORReader.precedes(bytes[previous], bytes[keyStart..<keyEnd]) {
                 throw nonCanonical("map keys not in bytewise lexicographic order", at: keyStart)
                     .prefixingPath("{key \(index)}")
             }
-            keyRanges.append(keyStart..<keyEnd)
+            previousKey = keyStart..<keyEnd
         }
         let value: CBOR
         do { value = try readItem(depth: depth) } catch { throw error.prefixingPath(CBORReader.pathComponent(for: key, index: index)) }
