@@ -28,4 +28,7 @@ struct Benchmark {
 /// Every benchmark; each area adds its own in its own file as `extension Benchmark { static let … }`.
 let allBenchmarks: [Benchmark] = [
     .jsonParse,
+    .cborDecode,
+    .cborEncode,
+    .cborDecodeCertificate,
 ]

@@ -132,7 +132,7 @@ struct JSONParser {
         try enter()
         index += 1
         var object = JSONObject()
-        var seen = Set<String>()
+        var seen = Set<ExactText>()
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; depth -= 1; return .object(object) }
         while true {
@@ -142,7 +142,7 @@ struct JSONParser {
             }
             let keyOffset = index
             let key = try parseString()
-            if !seen.insert(key).inserted { throw error("duplicate key \"\(key)\"", at: keyOffset) }
+            if !seen.insert(ExactText(key)).inserted { throw error("duplicate key \"\(key)\"", at: keyOffset) }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after key") }
             index += 1

@@ -51,9 +51,9 @@ public struct JSONObject: Equatable, Sendable, Sequence {
     public var isEmpty: Bool { entries.isEmpty }
 
     public subscript(key: String) -> JSONValue? {
-        get { entries.first(where: { $0.key == key })?.value }
+        get { entries.first(where: { $0.key.isExactly(key) })?.value }
         set {
-            if let index = entries.firstIndex(where: { $0.key == key }) {
+            if let index = entries.firstIndex(where: { $0.key.isExactly(key) }) {
                 if let newValue { entries[index].value = newValue } else { entries.remove(at: index) }
             } else if let newValue {
                 entries.append((key: key, value: newValue))
@@ -67,7 +67,7 @@ public struct JSONObject: Equatable, Sendable, Sequence {
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         lhs.entries.count == rhs.entries.count
-            && zip(lhs.entries, rhs.entries).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+            && zip(lhs.entries, rhs.entries).allSatisfy { $0.key.isExactly($1.key) && $0.value == $1.value }
     }
 }
 
