@@ -11,6 +11,5 @@ let tool = CommandLineTool(
             VersionCommand.command,
         ]),
     topics: HelpTopics.all,
-    configParser: { _, path in [:] },
     errorMapper: { ErrorMapping.report($0) })
 tool.main()

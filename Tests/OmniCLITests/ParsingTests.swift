@@ -145,7 +145,7 @@ import OmniCodec
     }
 
     @Test func flagBeatsEnvBeatsConfigBeatsDefault() throws {
-        try withConfig("sample.count = 7\nsample.mode = slow") { path in
+        try withConfig("[sample]\ncount = 7\nmode = \"slow\"") { path in
             let base = ["sample", "echo", "x", "-o", "json", "--config", path]
             #expect(run(base).json?["count"] == .number("7"), "config beats default")
             #expect(run(base).json?["mode"] == "slow")
@@ -159,7 +159,7 @@ import OmniCodec
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("omni-xdg-\(UUID())")
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("omni"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        try "output = json".write(to: dir.appendingPathComponent("omni/config.toml"), atomically: true, encoding: .utf8)
+        try "output = \"json\"".write(to: dir.appendingPathComponent("omni/config.toml"), atomically: true, encoding: .utf8)
         let result = run(["sample", "echo", "x"], environment: ["XDG_CONFIG_HOME": dir.path])
         #expect(result.json != nil, "output = json from the XDG config: \(result.stdout)")
     }
@@ -168,7 +168,7 @@ import OmniCodec
         let env = run(["sample", "echo", "x"], environment: ["OMNI_COUNT": "lots"])
         #expect(env.status == 7)
         #expect(env.stderr.contains("OMNI_COUNT='lots' is invalid"))
-        try withConfig("sample.count = lots") { path in
+        try withConfig("sample.count = \"lots\"") { path in
             let result = run(["sample", "echo", "x", "--config", path])
             #expect(result.status == 7)
             #expect(result.stderr.contains("config key 'sample.count'"))

@@ -48,16 +48,6 @@ enum Sample {
             Command("sample", abstract: "Sample commands.", subcommands: [echo, fail, crash], section: "Samples"),
         ]),
         topics: [HelpTopic("exit-codes", abstract: "Codes.", body: "0 ok")],
-        configParser: { text, _ in
-            // Tests use a trivial "key = value" parser; the real TOML reader is tested in OmniCodecTests.
-            var result: [String: String] = [:]
-            for line in text.split(separator: "\n") {
-                let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                guard parts.count == 2 else { throw CLIError(.configuration, "bad line '\(line)'") }
-                result[parts[0]] = parts[1]
-            }
-            return result
-        },
         errorMapper: { _ in nil })
 }
 

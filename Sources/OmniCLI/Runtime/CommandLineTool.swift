@@ -11,17 +11,13 @@ public struct CommandLineTool: Sendable {
     /// Maps domain errors to a report. Return nil for errors it does not know; the framework handles CLIError and
     /// reports anything else as an internal error (exit 70).
     public let errorMapper: @Sendable (Error) -> ErrorReport?
-    /// Turns the config file's text into dotted keys (the TOML reader lives in the codec layer).
-    public let configParser: @Sendable (String, String) throws -> [String: String]
 
     public init(name: String, version: String, root: Command, topics: [HelpTopic] = [],
-                configParser: @escaping @Sendable (String, String) throws -> [String: String],
                 errorMapper: @escaping @Sendable (Error) -> ErrorReport?) {
         self.name = name
         self.version = version
         self.topics = topics
         self.errorMapper = errorMapper
-        self.configParser = configParser
         var root = root
         root.name = name
         root.subcommands += CommandLineTool.builtins
@@ -78,7 +74,7 @@ public struct CommandLineTool: Sendable {
         // Globals first: a bad --output or config file must be reported in the right format.
         let configPath = parsed.options["config"]?.last ?? environment["OMNI_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
         let configuration = Configuration(path: configPath ?? Configuration.defaultPath(environment: environment),
-                                          isExplicit: configPath != nil, parse: configParser)
+                                          isExplicit: configPath != nil)
         let interrupts = Interrupts(restoreTerminal: {})
         let provisional = Invocation(tool: self, parsed: parsed, environment: environment, streams: streams,
                                      configuration: configuration, outputFormat: .text, quiet: false, verbose: false,

@@ -1,4 +1,5 @@
 import Foundation
+import OmniCodec
 import OmniSystem
 
 /// The user's config file, `$XDG_CONFIG_HOME/omni/config.toml` (or `--config FILE` / `OMNI_CONFIG`), read lazily on
@@ -16,14 +17,12 @@ public final class Configuration: @unchecked Sendable {
     /// The file consulted, and whether the user named it (a named file must exist; the default may be absent).
     public let path: String
     public let isExplicit: Bool
-    private var loaded: [String: String]?
+    private var loaded: [String: TOMLValue]?
     private let lock = NSLock()
-    private let parse: (String, String) throws -> [String: String]
 
-    init(path: String, isExplicit: Bool, parse: @escaping (String, String) throws -> [String: String]) {
+    init(path: String, isExplicit: Bool) {
         self.path = path
         self.isExplicit = isExplicit
-        self.parse = parse
     }
 
     /// The default location per the XDG base-directory spec.
@@ -31,11 +30,22 @@ public final class Configuration: @unchecked Sendable {
         Directories(environment: environment).configFile
     }
 
+    /// The scalar at a dotted key as text (strings as written, numbers and booleans in TOML syntax).
     public func value(for key: String) throws -> Entry? {
-        try entries()[key].map { Entry(text: $0, file: path) }
+        guard let value = try entries()[key] else { return nil }
+        switch value {
+        case .string(let text): return Entry(text: text, file: path)
+        case .integer(let number): return Entry(text: String(number), file: path)
+        case .float(let number): return Entry(text: String(number), file: path)
+        case .bool(let flag): return Entry(text: flag ? "true" : "false", file: path)
+        case .dateTime(let dateTime): return Entry(text: dateTime.text, file: path)
+        case .array, .table:
+            throw CLIError(.configuration, "config key '\(key)' in \(path) must be a single value, not an array or table")
+        }
     }
 
-    public func entries() throws -> [String: String] {
+    /// Every value of the file under its dotted key (`[ic] network = …` is `ic.network`).
+    public func entries() throws -> [String: TOMLValue] {
         lock.lock(); defer { lock.unlock() }
         if let loaded { return loaded }
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -45,14 +55,20 @@ public final class Configuration: @unchecked Sendable {
             loaded = [:]
             return [:]
         }
-        let values: [String: String]
+        let table: TOMLTable
         do {
-            values = try parse(String(decoding: data, as: UTF8.self), path)
-        } catch let error as CLIError {
-            throw error
+            table = try TOMLTable.parse([UInt8](data))
         } catch {
             throw CLIError(.configuration, "config file \(path): \(error)")
         }
+        var values: [String: TOMLValue] = [:]
+        func flatten(_ table: TOMLTable, _ prefix: String) {
+            for (key, value) in table {
+                let dotted = prefix.isEmpty ? key : prefix + "." + key
+                if case .table(let inner) = value { flatten(inner, dotted) } else { values[dotted] = value }
+            }
+        }
+        flatten(table, "")
         loaded = values
         return values
     }
