@@ -19,6 +19,23 @@ static const u64 FP_P[6] = {
 };
 #define FP_INV_NEG 0x89f3fffcfffcfffdULL /* -p^-1 mod 2^64 */
 
+// Carry/borrow chains. clang's builtins compile to adc/sbb sequences; the __int128 fallback is correct but
+// materialises every carry.
+#if defined(__has_builtin) && __has_builtin(__builtin_addcll) && __has_builtin(__builtin_subcll)
+INLINE u64 adc(u64 a, u64 b, u64 carry_in, u64 *carry_out) {
+    unsigned long long c;
+    u64 r = __builtin_addcll(a, b, carry_in, &c);
+    *carry_out = c;
+    return r;
+}
+
+INLINE u64 sbb(u64 a, u64 b, u64 borrow_in, u64 *borrow_out) {
+    unsigned long long c;
+    u64 r = __builtin_subcll(a, b, borrow_in, &c);
+    *borrow_out = c;
+    return r;
+}
+#else
 INLINE u64 adc(u64 a, u64 b, u64 carry_in, u64 *carry_out) {
     u128 t = (u128)a + b + carry_in;
     *carry_out = (u64)(t >> 64);
@@ -30,6 +47,7 @@ INLINE u64 sbb(u64 a, u64 b, u64 borrow_in, u64 *borrow_out) {
     *borrow_out = (u64)(t >> 64) & 1;
     return (u64)t;
 }
+#endif
 
 /// r = s - p if s >= p else s, for s < 2p (6 limbs, no carry beyond).
 INLINE void fp_reduce_once(u64 r[6], const u64 s[6]) {
@@ -92,76 +110,14 @@ INLINE void fp_half(fp *r, const fp *a) {
     r->l[5] = s[5] >> 1;
 }
 
-/// Montgomery multiplication a·b/R mod p: CIOS with the "no-carry" shortcut, valid because p's top limb
-/// is below 2^63 − 1 (the running sum never needs a seventh limb). Inputs < p, output < p.
-INLINE void fp_mul(fp *r, const fp *a, const fp *b) {
-    u64 t[6] = {0, 0, 0, 0, 0, 0};
-    for (int i = 0; i < 6; i++) {
-        u64 bi = b->l[i];
-        u128 z = (u128)a->l[0] * bi + t[0];
-        u64 carry_a = (u64)(z >> 64);
-        t[0] = (u64)z;
-        u64 m = t[0] * FP_INV_NEG;
-        z = (u128)m * FP_P[0] + t[0];
-        u64 carry_m = (u64)(z >> 64);
-        for (int j = 1; j < 6; j++) {
-            z = (u128)a->l[j] * bi + t[j] + carry_a;
-            carry_a = (u64)(z >> 64);
-            z = (u128)m * FP_P[j] + (u64)z + carry_m;
-            carry_m = (u64)(z >> 64);
-            t[j - 1] = (u64)z;
-        }
-        t[5] = carry_a + carry_m;
-    }
-    fp_reduce_once(r->l, t);
-}
-
-INLINE void fp_sqr(fp *r, const fp *a) { fp_mul(r, a, a); }
+/// Montgomery multiplication a·b/R mod p (inputs < p, output < p).
+void fp_mul(fp *r, const fp *a, const fp *b);
+void fp_sqr(fp *r, const fp *a);
 
 /// Full 768-bit product of two 6-limb values (inputs may be unreduced, up to 2^384).
-INLINE void mul_wide(u64 r[12], const u64 a[6], const u64 b[6]) {
-    u64 carry;
-    {
-        carry = 0;
-        for (int j = 0; j < 6; j++) {
-            u128 z = (u128)a[j] * b[0] + carry;
-            r[j] = (u64)z;
-            carry = (u64)(z >> 64);
-        }
-        r[6] = carry;
-    }
-    for (int i = 1; i < 6; i++) {
-        carry = 0;
-        for (int j = 0; j < 6; j++) {
-            u128 z = (u128)a[j] * b[i] + r[i + j] + carry;
-            r[i + j] = (u64)z;
-            carry = (u64)(z >> 64);
-        }
-        r[i + 6] = carry;
-    }
-}
-
-/// Montgomery reduction T/R mod p of a 12-limb T < p·R, output fully reduced. The low half is reduced in
-/// place (each step keeps the running value below 2^384) and the high half is added at the end: the sum is
-/// below 2p, so one conditional subtraction finishes.
-INLINE void redc_wide(fp *r, const u64 t[12]) {
-    u64 acc[6];
-    for (int i = 0; i < 6; i++) acc[i] = t[i];
-    for (int i = 0; i < 6; i++) {
-        u64 m = acc[0] * FP_INV_NEG;
-        u128 z = (u128)m * FP_P[0] + acc[0];
-        u64 carry = (u64)(z >> 64);
-        for (int j = 1; j < 6; j++) {
-            z = (u128)m * FP_P[j] + acc[j] + carry;
-            acc[j - 1] = (u64)z;
-            carry = (u64)(z >> 64);
-        }
-        acc[5] = carry;
-    }
-    u64 s[6], c = 0;
-    for (int i = 0; i < 6; i++) s[i] = adc(acc[i], t[i + 6], c, &c);
-    fp_reduce_once(r->l, s);
-}
+void mul_wide(u64 r[12], const u64 a[6], const u64 b[6]);
+/// Montgomery reduction T/R mod p of a 12-limb T < p·R; output fully reduced.
+void redc_wide(fp *r, const u64 t[12]);
 
 INLINE void wide_add(u64 r[12], const u64 a[12], const u64 b[12]) {
     u64 c = 0;
@@ -191,38 +147,13 @@ INLINE void fp2_half(fp2 *r, const fp2 *a) { fp_half(&r->c0, &a->c0); fp_half(&r
 INLINE void fp2_conj(fp2 *r, const fp2 *a) { r->c0 = a->c0; fp_neg(&r->c1, &a->c1); }
 INLINE int fp2_is_zero(const fp2 *a) { return fp_is_zero(&a->c0) && fp_is_zero(&a->c1); }
 INLINE int fp2_equal(const fp2 *a, const fp2 *b) { return fp_equal(&a->c0, &b->c0) && fp_equal(&a->c1, &b->c1); }
-INLINE void fp2_mul_fp(fp2 *r, const fp2 *a, const fp *b) { fp_mul(&r->c0, &a->c0, b); fp_mul(&r->c1, &a->c1, b); }
-
-/// Karatsuba with one reduction per output coefficient (lazy reduction, Aranha et al. ePrint 2010/526):
-/// c1 = (a0+a1)(b0+b1) − a0b0 − a1b1 stays below 2p² < pR; c0 = a0b0 − a1b1 gets p·R added when negative.
-INLINE void fp2_mul(fp2 *r, const fp2 *a, const fp2 *b) {
-    u64 t0[12], t1[12], t2[12];
-    fp sa, sb;
-    mul_wide(t0, a->c0.l, b->c0.l);
-    mul_wide(t1, a->c1.l, b->c1.l);
-    fp_add_unreduced(&sa, &a->c0, &a->c1);
-    fp_add_unreduced(&sb, &b->c0, &b->c1);
-    mul_wide(t2, sa.l, sb.l);
-    wide_sub(t2, t2, t0);
-    wide_sub(t2, t2, t1);
-    u64 borrow = wide_sub(t0, t0, t1);
-    wide_add_p_high(t0, (u64)0 - borrow);
-    redc_wide(&r->c0, t0);
-    redc_wide(&r->c1, t2);
+INLINE void fp2_mul_fp(fp2 *r, const fp2 *a, const fp *b) {
+    fp_mul(&r->c0, &a->c0, b);
+    fp_mul(&r->c1, &a->c1, b);
 }
 
-/// (a0 + a1 u)² = (a0 + a1)(a0 − a1) + 2 a0 a1 u, each product below 4p² < pR.
-INLINE void fp2_sqr(fp2 *r, const fp2 *a) {
-    u64 t0[12], t1[12];
-    fp s, d, a0x2;
-    fp_add_unreduced(&s, &a->c0, &a->c1);
-    fp_sub_unreduced(&d, &a->c0, &a->c1);
-    fp_add_unreduced(&a0x2, &a->c0, &a->c0);
-    mul_wide(t0, s.l, d.l);
-    mul_wide(t1, a0x2.l, a->c1.l);
-    redc_wide(&r->c0, t0);
-    redc_wide(&r->c1, t1);
-}
+void fp2_mul(fp2 *r, const fp2 *a, const fp2 *b);
+void fp2_sqr(fp2 *r, const fp2 *a);
 
 /// Multiplication by the non-residue ξ = 1 + u: (c0 − c1) + (c0 + c1) u.
 INLINE void fp2_mul_xi(fp2 *r, const fp2 *a) {

@@ -78,11 +78,11 @@ static void addition_step(bls_line *line, g2_proj *t, const bls_g2_affine *q) {
     fp2_mul(&t->z, &t->z, &e);
 }
 
-void bls_g2_precompute_lines(bls_g2_lines *out, const bls_g2_affine *q) {
+int bls_g2_precompute_lines(bls_g2_lines *out, const bls_g2_affine *q) {
     if (q->infinity) {
         *out = (bls_g2_lines){0};
         out->infinity = 1;
-        return;
+        return 1;
     }
     out->infinity = 0;
     g2_proj t;
@@ -95,6 +95,20 @@ void bls_g2_precompute_lines(bls_g2_lines *out, const bls_g2_affine *q) {
         doubling_step(&out->lines[n++], &t);
         if ((BLS_X_ABS >> bit) & 1) addition_step(&out->lines[n++], &t, q);
     }
+    // The loop has computed T = [|x|]Q. Q ∈ G2 ⟺ ψ(Q) = [x]Q = −T (Scott, ePrint 2021/1130). A degenerate
+    // step (T = ±Q or a point of order 2) makes Z = 0 and Z stays 0, so Z ≠ 0 certifies that every step used
+    // the exact formulas and T is right. Points of G2 never hit a degenerate step since |x| < r.
+    if (fp2_is_zero(&t.z)) return 0;
+    fp2 px, py, lhs, rhs;
+    fp2_conj(&px, &q->x);
+    fp2_mul(&px, &px, &PSI_CX);
+    fp2_mul(&lhs, &px, &t.z);
+    if (!fp2_equal(&lhs, &t.x)) return 0;
+    fp2_conj(&py, &q->y);
+    fp2_mul(&py, &py, &PSI_CY);
+    fp2_mul(&lhs, &py, &t.z);
+    fp2_neg(&rhs, &t.y);
+    return fp2_equal(&lhs, &rhs);
 }
 
 static void evaluate_and_multiply(fp12 *f, const bls_line *line, const bls_g1_affine *p) {

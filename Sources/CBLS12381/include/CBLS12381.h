@@ -80,8 +80,9 @@ void bls_hash_to_g1(bls_g1_affine *out, const uint8_t uniform[128]);
 void bls_encode_to_g1(bls_g1_affine *out, const uint8_t uniform[64]);
 
 // Pairing.
-/// Lines of the Miller loop for one G2 point (the identity gives a table flagged infinite).
-void bls_g2_precompute_lines(bls_g2_lines *out, const bls_g2_affine *q);
+/// Lines of the Miller loop for one G2 point (the identity gives a table flagged infinite). The loop computes
+/// [|x|]Q on the way, so it also decides subgroup membership: returns 1 iff q ∈ G2 (q on the curve).
+int bls_g2_precompute_lines(bls_g2_lines *out, const bls_g2_affine *q);
 /// The lines of −g2, computed once (thread-safe).
 const bls_g2_lines *bls_neg_g2_lines(void);
 /// Returns 1 iff Π e(p[i], q[i]) == 1 (pairs with an identity point contribute 1). n may be 0.
