@@ -47,6 +47,11 @@ int fp12_equal_internal(const fp12 *a, const fp12 *b);
 /// Generic exponentiation (tests only): big-endian exponent bytes.
 void fp12_pow_bytes(fp12 *r, const fp12 *a, const uint8_t *e, size_t len);
 
+// ---- g1.c ----
+/// scaled_hashes[i] = [rᵢ]hashesᵢ and signature_sum = Σ [rᵢ]sigsᵢ, normalised together; −1 if out of memory.
+int bls_g1_batch_scale(bls_g1_affine *scaled_hashes, bls_g1_affine *signature_sum, const bls_g1_affine *sigs,
+                       const bls_g1_affine *hashes, const uint64_t *scalars, size_t n);
+
 // ---- pairing.c ----
 void final_exponentiation(fp12 *r, const fp12 *f);
 void miller_loop_lines(fp12 *r, const bls_g1_affine *p, const bls_g2_lines *const *q, size_t n);

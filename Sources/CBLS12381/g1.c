@@ -1,4 +1,5 @@
 // G1 ⊂ E1(Fp): y² = x³ + 4. Compressed decoding with every check, subgroup test, group operations.
+#include <stdlib.h>
 #include <string.h>
 #include "bls_internal.h"
 #include "constants.h"
@@ -249,4 +250,59 @@ void bls_encode_to_g1(bls_g1_affine *out, const uint8_t uniform[64]) {
     map_to_curve_jac(&q, &u);
     clear_cofactor_jac(&q, &q);
     g1_to_affine(out, &q);
+}
+
+// ---- batch verification support ----
+
+/// Normalises n Jacobian points with one shared inversion (Montgomery's trick); `prefix` is scratch of n elements.
+static void batch_to_affine(bls_g1_affine *out, const g1_jac *in, fp *prefix, size_t n) {
+    fp acc = FP_ONE;
+    for (size_t i = 0; i < n; i++) {
+        prefix[i] = acc;
+        if (!g1_jac_is_infinity(&in[i])) fp_mul(&acc, &acc, &in[i].z);
+    }
+    fp inv;
+    fp_inv(&inv, &acc);
+    for (size_t i = n; i-- > 0;) {
+        if (g1_jac_is_infinity(&in[i])) {
+            out[i] = (bls_g1_affine){0};
+            out[i].infinity = 1;
+            continue;
+        }
+        fp zi, zi2, zi3;
+        fp_mul(&zi, &inv, &prefix[i]);       // 1/Zᵢ
+        fp_mul(&inv, &inv, &in[i].z);        // drop Zᵢ from the running inverse
+        fp_sqr(&zi2, &zi);
+        fp_mul(&zi3, &zi2, &zi);
+        fp_mul(&out[i].x, &in[i].x, &zi2);
+        fp_mul(&out[i].y, &in[i].y, &zi3);
+        out[i].infinity = 0;
+    }
+}
+
+int bls_g1_batch_scale(bls_g1_affine *scaled_hashes, bls_g1_affine *signature_sum, const bls_g1_affine *sigs,
+                       const bls_g1_affine *hashes, const uint64_t *scalars, size_t n) {
+    g1_jac *jac = malloc((n + 1) * sizeof *jac);
+    fp *scratch = malloc((n + 1) * sizeof *scratch);
+    bls_g1_affine *affine = malloc((n + 1) * sizeof *affine);
+    if (!jac || !scratch || !affine) {
+        free(jac);
+        free(scratch);
+        free(affine);
+        return -1;
+    }
+    g1_jac_set_infinity(&jac[n]);
+    for (size_t i = 0; i < n; i++) {
+        g1_jac t;
+        g1_mul_u64_affine(&t, &sigs[i], scalars[i]);
+        g1_add(&jac[n], &jac[n], &t);
+        g1_mul_u64_affine(&jac[i], &hashes[i], scalars[i]);
+    }
+    batch_to_affine(affine, jac, scratch, n + 1);
+    for (size_t i = 0; i < n; i++) scaled_hashes[i] = affine[i];
+    *signature_sum = affine[n];
+    free(jac);
+    free(scratch);
+    free(affine);
+    return 0;
 }

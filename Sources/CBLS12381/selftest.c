@@ -114,3 +114,45 @@ int bls_self_test(void) {
     }
     return 0;
 }
+
+static void plain_to_bytes(uint8_t out[48], const u64 plain[6]) {
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 8; j++) out[(5 - i) * 8 + j] = (uint8_t)(plain[i] >> (56 - 8 * j));
+}
+
+int bls_constant_bytes(bls_constant which, size_t index, uint8_t out[48]) {
+    const fp *table = NULL;
+    size_t count = 1;
+    switch (which) {
+    case BLS_CONSTANT_SSWU_A: table = &SSWU_A; break;
+    case BLS_CONSTANT_SSWU_B: table = &SSWU_B; break;
+    case BLS_CONSTANT_SSWU_Z: table = &SSWU_Z; break;
+    case BLS_CONSTANT_ISO_X_NUM: table = ISO_X_NUM; count = sizeof ISO_X_NUM / sizeof *ISO_X_NUM; break;
+    case BLS_CONSTANT_ISO_X_DEN: table = ISO_X_DEN; count = sizeof ISO_X_DEN / sizeof *ISO_X_DEN; break;
+    case BLS_CONSTANT_ISO_Y_NUM: table = ISO_Y_NUM; count = sizeof ISO_Y_NUM / sizeof *ISO_Y_NUM; break;
+    case BLS_CONSTANT_ISO_Y_DEN: table = ISO_Y_DEN; count = sizeof ISO_Y_DEN / sizeof *ISO_Y_DEN; break;
+    case BLS_CONSTANT_G1_BETA: table = &G1_BETA; break;
+    case BLS_CONSTANT_PSI_CX: table = &PSI_CX.c0; count = 2; break;
+    case BLS_CONSTANT_PSI_CY: table = &PSI_CY.c0; count = 2; break;
+    case BLS_CONSTANT_MONTGOMERY_R:
+        if (index != 0) return 0;
+        plain_to_bytes(out, FP_ONE.l);
+        return 1;
+    case BLS_CONSTANT_MONTGOMERY_R2:
+        if (index != 0) return 0;
+        plain_to_bytes(out, R2_PLAIN.l);
+        return 1;
+    case BLS_CONSTANT_MODULUS:
+        if (index != 0) return 0;
+        plain_to_bytes(out, FP_P);
+        return 1;
+    default: return 0;
+    }
+    if (index >= count) return 0;
+    bls_fp_to_bytes(out, &table[index]);
+    return 1;
+}
+
+uint64_t bls_constant_n0(void) { return FP_INV_NEG; }
+uint64_t bls_constant_x_abs(void) { return BLS_X_ABS; }
+uint64_t bls_constant_h_eff(void) { return BLS_H_EFF; }

@@ -28,4 +28,5 @@ struct Benchmark {
 /// Every benchmark; each area adds its own in its own file as `extension Benchmark { static let … }`.
 let allBenchmarks: [Benchmark] = [
     .jsonParse,
+    .blsVerify, .blsVerifyDecodedKey, .blsHashToG1, .blsDecodePublicKey, .blsDecodeSignature, .blsVerifyBatch16,
 ]

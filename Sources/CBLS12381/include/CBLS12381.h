@@ -27,6 +27,7 @@ typedef enum {
     BLS_DECODE_NON_CANONICAL = 3,       // a coordinate is >= p
     BLS_DECODE_NOT_ON_CURVE = 4,        // x³ + b has no square root
     BLS_DECODE_NOT_IN_SUBGROUP = 5,     // on the curve but not of order r
+    BLS_DECODE_IDENTITY = 6,            // a valid encoding of the identity, refused where a key/signature is needed
 } bls_decode_status;
 
 /// Precomputed Miller-loop lines of one G2 point: 63 doubling + 5 addition steps.
@@ -95,6 +96,47 @@ void bls_fp12_mul(bls_fp12 *out, const bls_fp12 *a, const bls_fp12 *b);
 
 /// The core IC check on decoded points: e(sig, −g2) · e(h, pk) == 1, pk given by its lines.
 int bls_verify_decoded(const bls_g1_affine *sig, const bls_g2_lines *pk, const bls_g1_affine *h);
+
+/// Outcome of a verification from encodings: `valid` = 1 when the pairing check passed; otherwise `subject`
+/// names the refused input (0 = none: the pairing check failed, 1 = signature, 2 = public key) and `status`
+/// says why (a bls_decode_status).
+typedef struct { int32_t valid, subject, status; } bls_verify_result;
+enum { BLS_SUBJECT_NONE = 0, BLS_SUBJECT_SIGNATURE = 1, BLS_SUBJECT_PUBLIC_KEY = 2 };
+
+/// Decodes a public key strictly (no identity, subgroup checked) and precomputes its Miller-loop lines.
+bls_decode_status bls_public_key_prepare(bls_g2_affine *point, bls_g2_lines *lines, const uint8_t pk[96]);
+/// Decodes a signature strictly (no identity, subgroup checked).
+bls_decode_status bls_signature_decode(bls_g1_affine *out, const uint8_t sig[48]);
+/// Full verification: `uniform` is expand_message_xmd(msg, DST, 128).
+bls_verify_result bls_verify_compressed(const uint8_t sig[48], const uint8_t pk[96], const uint8_t uniform[128]);
+bls_verify_result bls_verify_with_lines(const uint8_t sig[48], const bls_g2_lines *pk, const uint8_t uniform[128]);
+/// Random-linear-combination batch check of decoded triples: 1 iff e(Σ rᵢ sigᵢ, −g2) · Π e(rᵢ hᵢ, pkᵢ) == 1,
+/// −1 if memory ran out. Scalars rᵢ must be non-zero.
+int bls_batch_check(const bls_g1_affine *sigs, const bls_g1_affine *hashes, const bls_g2_lines *const *pks,
+                    const uint64_t *scalars, size_t n);
+
+/// Compiled-in constants, exposed so tests can compare them with the published values.
+typedef enum {
+    BLS_CONSTANT_SSWU_A = 0,         // A' of the 11-isogenous curve
+    BLS_CONSTANT_SSWU_B = 1,         // B'
+    BLS_CONSTANT_SSWU_Z = 2,         // Z = 11
+    BLS_CONSTANT_ISO_X_NUM = 3,      // isogeny coefficients, degree 0 first, monic denominators included
+    BLS_CONSTANT_ISO_X_DEN = 4,
+    BLS_CONSTANT_ISO_Y_NUM = 5,
+    BLS_CONSTANT_ISO_Y_DEN = 6,
+    BLS_CONSTANT_G1_BETA = 7,        // cube root of unity of σ
+    BLS_CONSTANT_PSI_CX = 8,         // index 0 = c0, 1 = c1
+    BLS_CONSTANT_PSI_CY = 9,
+    BLS_CONSTANT_MONTGOMERY_R = 10,  // R mod p (the limbs of 1 in Montgomery form)
+    BLS_CONSTANT_MONTGOMERY_R2 = 11, // R² mod p
+    BLS_CONSTANT_MODULUS = 12,       // p
+} bls_constant;
+/// Canonical big-endian bytes of element `index` of a constant; returns 0 if the index is out of range.
+int bls_constant_bytes(bls_constant which, size_t index, uint8_t out[48]);
+/// −p⁻¹ mod 2⁶⁴, |x| and h_eff as compiled in.
+uint64_t bls_constant_n0(void);
+uint64_t bls_constant_x_abs(void);
+uint64_t bls_constant_h_eff(void);
 
 /// Self-checks of internal identities that have no public entry point (Frobenius constants against
 /// exponentiation, cyclotomic against generic squaring, inverses, square roots). Returns 0 on success,
