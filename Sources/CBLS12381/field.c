@@ -4,8 +4,9 @@
 
 /// Montgomery multiplication a·b/R mod p: CIOS with the "no-carry" shortcut, valid because p's top limb
 /// is below 2^63 − 1 (the running sum never needs a seventh limb). Inputs < p, output < p.
-void fp_mul(fp *r, const fp *a, const fp *b) {
+INLINE void mont_mul_inline(fp *r, const fp *a, const fp *b) {
     u64 t[6] = {0, 0, 0, 0, 0, 0};
+#pragma clang loop unroll(full)
     for (int i = 0; i < 6; i++) {
         u64 bi = b->l[i];
         u128 z = (u128)a->l[0] * bi + t[0];
@@ -26,10 +27,9 @@ void fp_mul(fp *r, const fp *a, const fp *b) {
     fp_reduce_once(r->l, t);
 }
 
-void fp_sqr(fp *r, const fp *a) { fp_mul(r, a, a); }
 
 /// Full 768-bit product of two 6-limb values (inputs may be unreduced, up to 2^384).
-static inline void mul_wide_inline(u64 r[12], const u64 a[6], const u64 b[6]) {
+INLINE void mul_wide_inline(u64 r[12], const u64 a[6], const u64 b[6]) {
     u64 carry;
     {
         carry = 0;
@@ -54,7 +54,7 @@ static inline void mul_wide_inline(u64 r[12], const u64 a[6], const u64 b[6]) {
 /// Montgomery reduction T/R mod p of a 12-limb T < p·R, output fully reduced. The low half is reduced in
 /// place (each step keeps the running value below 2^384) and the high half is added at the end: the sum is
 /// below 2p, so one conditional subtraction finishes.
-static inline void redc_wide_inline(fp *r, const u64 t[12]) {
+INLINE void redc_wide_inline(fp *r, const u64 t[12]) {
     u64 acc[6];
     for (int i = 0; i < 6; i++) acc[i] = t[i];
     for (int i = 0; i < 6; i++) {
@@ -96,14 +96,16 @@ void fp2_mul(fp2 *r, const fp2 *a, const fp2 *b) {
 
 /// (a0 + a1 u)² = (a0 + a1)(a0 − a1) + 2 a0 a1 u, each product below 4p² < pR.
 void fp2_sqr(fp2 *r, const fp2 *a) {
-    u64 t0[12], t1[12];
     fp s, d, a0x2;
     fp_add_unreduced(&s, &a->c0, &a->c1);
     fp_sub_unreduced(&d, &a->c0, &a->c1);
     fp_add_unreduced(&a0x2, &a->c0, &a->c0);
-    mul_wide_inline(t0, s.l, d.l);
-    mul_wide_inline(t1, a0x2.l, a->c1.l);
-    redc_wide_inline(&r->c0, t0);
-    redc_wide_inline(&r->c1, t1);
+    mont_mul_inline(&r->c1, &a0x2, &a->c1);
+    mont_mul_inline(&r->c0, &s, &d);
 }
 
+
+
+void fp_mul(fp *r, const fp *a, const fp *b) { mont_mul_inline(r, a, b); }
+
+void fp_sqr(fp *r, const fp *a) { fp_mul(r, a, a); }
