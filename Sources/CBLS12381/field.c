@@ -73,39 +73,100 @@ INLINE void redc_wide_inline(fp *r, const u64 t[12]) {
     fp_reduce_once(r->l, s);
 }
 
-void mul_wide(u64 r[12], const u64 a[6], const u64 b[6]) { mul_wide_inline(r, a, b); }
-void redc_wide(fp *r, const u64 t[12]) { redc_wide_inline(r, t); }
+#if defined(__x86_64__)
+#define BLS_HAVE_ADX 1
+#include <cpuid.h>
+#include "field_adx.h"
+
+/// 1 when the CPU has BMI2 and ADX (set once at load time; tests may switch it off to cover the fallback).
+static _Atomic int use_adx = 0;
+
+static int cpu_has_adx(void) {
+    unsigned eax, ebx, ecx, edx;
+    return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ebx >> 8 & 1) && (ebx >> 19 & 1);
+}
+
+__attribute__((constructor)) static void detect_adx(void) { use_adx = cpu_has_adx(); }
+
+int bls_use_assembly_kernels(int enable) {
+    use_adx = enable && cpu_has_adx();
+    return use_adx;
+}
+
+#define ADX_ENABLED __builtin_expect(use_adx, 1)
+#else
+#define BLS_HAVE_ADX 0
+
+int bls_use_assembly_kernels(int enable) {
+    (void)enable;
+    return 0;
+}
+#endif
+
+void fp_mul(fp *r, const fp *a, const fp *b) {
+#if BLS_HAVE_ADX
+    if (ADX_ENABLED) {
+        u64 t[6];
+        mont_mul_adx(t, a->l, b->l);
+        fp_reduce_once(r->l, t);
+        return;
+    }
+#endif
+    mont_mul_inline(r, a, b);
+}
+
+void fp_sqr(fp *r, const fp *a) { fp_mul(r, a, a); }
+
+INLINE void mul_wide_dispatch(u64 r[12], const u64 a[6], const u64 b[6]) {
+#if BLS_HAVE_ADX
+    if (ADX_ENABLED) {
+        mul_wide_adx(r, a, b);
+        return;
+    }
+#endif
+    mul_wide_inline(r, a, b);
+}
+
+INLINE void redc_wide_dispatch(fp *r, const u64 t[12]) {
+#if BLS_HAVE_ADX
+    if (ADX_ENABLED) {
+        u64 s[6];
+        redc_adx(s, t);
+        fp_reduce_once(r->l, s);
+        return;
+    }
+#endif
+    redc_wide_inline(r, t);
+}
+
+void mul_wide(u64 r[12], const u64 a[6], const u64 b[6]) { mul_wide_dispatch(r, a, b); }
+void redc_wide(fp *r, const u64 t[12]) { redc_wide_dispatch(r, t); }
 
 /// Karatsuba with one reduction per output coefficient (lazy reduction, Aranha et al. ePrint 2010/526):
 /// c1 = (a0+a1)(b0+b1) − a0b0 − a1b1 stays below 2p² < pR; c0 = a0b0 − a1b1 gets p·R added when negative.
 void fp2_mul(fp2 *r, const fp2 *a, const fp2 *b) {
     u64 t0[12], t1[12], t2[12];
     fp sa, sb;
-    mul_wide_inline(t0, a->c0.l, b->c0.l);
-    mul_wide_inline(t1, a->c1.l, b->c1.l);
     fp_add_unreduced(&sa, &a->c0, &a->c1);
     fp_add_unreduced(&sb, &b->c0, &b->c1);
-    mul_wide_inline(t2, sa.l, sb.l);
+    mul_wide_dispatch(t0, a->c0.l, b->c0.l);
+    mul_wide_dispatch(t1, a->c1.l, b->c1.l);
+    mul_wide_dispatch(t2, sa.l, sb.l);
     wide_sub(t2, t2, t0);
     wide_sub(t2, t2, t1);
     u64 borrow = wide_sub(t0, t0, t1);
     wide_add_p_high(t0, (u64)0 - borrow);
-    redc_wide_inline(&r->c0, t0);
-    redc_wide_inline(&r->c1, t2);
+    redc_wide_dispatch(&r->c0, t0);
+    redc_wide_dispatch(&r->c1, t2);
 }
 
-/// (a0 + a1 u)² = (a0 + a1)(a0 − a1) + 2 a0 a1 u, each product below 4p² < pR.
+/// (a0 + a1 u)² = (a0 + a1)(a0 − a1) + 2 a0 a1 u with unreduced factors below 2p: a Montgomery product of
+/// such factors is below 4p²/R + p < 1.41p, so one conditional subtraction still gives a result below p.
 void fp2_sqr(fp2 *r, const fp2 *a) {
     fp s, d, a0x2;
     fp_add_unreduced(&s, &a->c0, &a->c1);
     fp_sub_unreduced(&d, &a->c0, &a->c1);
     fp_add_unreduced(&a0x2, &a->c0, &a->c0);
-    mont_mul_inline(&r->c1, &a0x2, &a->c1);
-    mont_mul_inline(&r->c0, &s, &d);
+    fp_mul(&r->c1, &a0x2, &a->c1);
+    fp_mul(&r->c0, &s, &d);
 }
-
-
-
-void fp_mul(fp *r, const fp *a, const fp *b) { mont_mul_inline(r, a, b); }
-
-void fp_sqr(fp *r, const fp *a) { fp_mul(r, a, a); }

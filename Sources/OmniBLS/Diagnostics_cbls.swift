@@ -28,6 +28,11 @@ enum CompiledConstants {
     static var xAbs: UInt64 { bls_constant_x_abs() }
     static var hEff: UInt64 { bls_constant_h_eff() }
 
+    /// Switches between the MULX/ADX assembly field kernels (used automatically when the CPU has them) and the
+    /// portable C kernels; returns whether the assembly kernels are now active.
+    @discardableResult
+    static func useAssemblyKernels(_ enable: Bool) -> Bool { bls_use_assembly_kernels(enable ? 1 : 0) != 0 }
+
     /// Runs the C layer's internal identity checks (Frobenius, cyclotomic squaring, inverses, roots);
     /// 0 on success, else the number of the first failing check.
     static func selfTest() -> Int { Int(bls_self_test()) }

@@ -138,6 +138,10 @@ uint64_t bls_constant_n0(void);
 uint64_t bls_constant_x_abs(void);
 uint64_t bls_constant_h_eff(void);
 
+/// Selects the MULX/ADX field kernels (x86-64 CPUs with BMI2 and ADX, chosen automatically at load time) or
+/// the portable C ones; returns 1 if the assembly kernels are now in use. For tests of both paths.
+int bls_use_assembly_kernels(int enable);
+
 /// Self-checks of internal identities that have no public entry point (Frobenius constants against
 /// exponentiation, cyclotomic against generic squaring, inverses, square roots). Returns 0 on success,
 /// otherwise the number of the first failing check.
