@@ -55,5 +55,7 @@ int bls_g1_batch_scale(bls_g1_affine *scaled_hashes, bls_g1_affine *signature_su
 // ---- pairing.c ----
 void final_exponentiation(fp12 *r, const fp12 *f);
 void miller_loop_lines(fp12 *r, const bls_g1_affine *p, const bls_g2_lines *const *q, size_t n);
+/// The lines of −g2, computed once (thread-safe).
+const bls_g2_lines *bls_neg_g2_lines(void);
 
 #endif

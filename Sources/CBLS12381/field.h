@@ -119,11 +119,6 @@ void mul_wide(u64 r[12], const u64 a[6], const u64 b[6]);
 /// Montgomery reduction T/R mod p of a 12-limb T < p·R; output fully reduced.
 void redc_wide(fp *r, const u64 t[12]);
 
-INLINE void wide_add(u64 r[12], const u64 a[12], const u64 b[12]) {
-    u64 c = 0;
-    for (int i = 0; i < 12; i++) r[i] = adc(a[i], b[i], c, &c);
-}
-
 /// r = a - b; returns the borrow.
 INLINE u64 wide_sub(u64 r[12], const u64 a[12], const u64 b[12]) {
     u64 bw = 0;

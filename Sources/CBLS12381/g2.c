@@ -42,8 +42,6 @@ int bls_g2_in_subgroup_slow(const bls_g2_affine *q) {
     return g2_jac_is_infinity(&t);
 }
 
-int bls_g2_on_curve(const bls_g2_affine *q) { return g2_affine_on_curve(q); }
-
 static int all_zero(const uint8_t *b, size_t n) {
     uint8_t acc = 0;
     for (size_t i = 0; i < n; i++) acc |= b[i];

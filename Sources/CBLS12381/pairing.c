@@ -186,15 +186,6 @@ int bls_pairing_product_is_one(const bls_g1_affine *p, const bls_g2_lines *const
     return fp12_is_one_internal(&e);
 }
 
-void bls_pairing(bls_fp12 *out, const bls_g1_affine *p, const bls_g2_affine *q) {
-    bls_g2_lines lines;
-    bls_g2_precompute_lines(&lines, q);
-    const bls_g2_lines *lp = &lines;
-    fp12 f;
-    miller_loop_lines(&f, p, &lp, 1);
-    final_exponentiation(out, &f);
-}
-
 static bls_g2_lines neg_g2_lines;
 static pthread_once_t neg_g2_once = PTHREAD_ONCE_INIT;
 
@@ -214,7 +205,3 @@ int bls_verify_decoded(const bls_g1_affine *sig, const bls_g2_lines *pk, const b
     const bls_g2_lines *lines[2] = {bls_neg_g2_lines(), pk};
     return bls_pairing_product_is_one(points, lines, 2);
 }
-
-int bls_fp12_is_one(const bls_fp12 *a) { return fp12_is_one_internal(a); }
-int bls_fp12_equal(const bls_fp12 *a, const bls_fp12 *b) { return fp12_equal_internal(a, b); }
-void bls_fp12_mul(bls_fp12 *out, const bls_fp12 *a, const bls_fp12 *b) { fp12_mul(out, a, b); }

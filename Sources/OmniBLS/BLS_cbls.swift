@@ -84,7 +84,7 @@ public enum BLS {
         let uniform = expandXMD(message, dstPrime: dstPrime(dst), length: 64 * count)
         return (0..<count).map { index in
             var element = bls_fp()
-            uniform.withUnsafeBufferPointer { bls_fp_from_wide_bytes(&element, $0.baseAddress! + 64 * index) }
+            uniform[64 * index..<64 * index + 64].withUnsafeBufferPointer { bls_fp_from_wide_bytes(&element, $0.baseAddress) }
             return fieldBytes(element)
         }
     }

@@ -4,8 +4,7 @@ extension BLS {
     /// RFC 9380 §5.3.1 expand_message_xmd with SHA-256. DSTs longer than 255 bytes are first hashed as
     /// SHA-256("H2C-OVERSIZE-DST-" ‖ DST) (§5.3.3). `length` must be 0…8160 (at most 255 hash blocks).
     public static func expandMessageXMD(_ message: [UInt8], dst: [UInt8], length: Int) throws(BLSError) -> [UInt8] {
-        let blockCount = (length + 31) / 32
-        guard length >= 0, length <= 65535, blockCount <= 255 else {
+        guard length >= 0, length <= 255 * 32 else {
             throw BLSError(.invalidParameter, .parameter, detail: "expand_message_xmd length \(length), limit 8160")
         }
         return expandXMD(message, dstPrime: dstPrime(dst), length: length)

@@ -55,8 +55,6 @@ int bls_g1_in_subgroup(const bls_g1_affine *p);
 int bls_g2_in_subgroup(const bls_g2_affine *p);
 int bls_g1_in_subgroup_slow(const bls_g1_affine *p);
 int bls_g2_in_subgroup_slow(const bls_g2_affine *p);
-int bls_g1_on_curve(const bls_g1_affine *p);
-int bls_g2_on_curve(const bls_g2_affine *p);
 
 // Group operations on affine values (results normalised); scalars are big-endian byte strings of any length.
 void bls_g1_generator(bls_g1_affine *out);
@@ -84,15 +82,8 @@ void bls_encode_to_g1(bls_g1_affine *out, const uint8_t uniform[64]);
 /// Lines of the Miller loop for one G2 point (the identity gives a table flagged infinite). The loop computes
 /// [|x|]Q on the way, so it also decides subgroup membership: returns 1 iff q ∈ G2 (q on the curve).
 int bls_g2_precompute_lines(bls_g2_lines *out, const bls_g2_affine *q);
-/// The lines of −g2, computed once (thread-safe).
-const bls_g2_lines *bls_neg_g2_lines(void);
 /// Returns 1 iff Π e(p[i], q[i]) == 1 (pairs with an identity point contribute 1). n may be 0.
 int bls_pairing_product_is_one(const bls_g1_affine *p, const bls_g2_lines *const *q, size_t n);
-/// e(p, q) as an element of GT (Miller loop + final exponentiation), for tests.
-void bls_pairing(bls_fp12 *out, const bls_g1_affine *p, const bls_g2_affine *q);
-int bls_fp12_is_one(const bls_fp12 *a);
-int bls_fp12_equal(const bls_fp12 *a, const bls_fp12 *b);
-void bls_fp12_mul(bls_fp12 *out, const bls_fp12 *a, const bls_fp12 *b);
 
 /// The core IC check on decoded points: e(sig, −g2) · e(h, pk) == 1, pk given by its lines.
 int bls_verify_decoded(const bls_g1_affine *sig, const bls_g2_lines *pk, const bls_g1_affine *h);
