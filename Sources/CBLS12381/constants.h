@@ -1,4 +1,5 @@
-// Generated from the BLS12-381 definition and RFC 9380 appendix E.2 (values cross-checked in the tests).
+// BLS12-381 and RFC 9380 (appendix E.2) constants, precomputed. Each is compared with the published value or
+// checked through an identity by the tests (CompiledConstants, bls_self_test, the vector suites).
 // Field elements are 6 little-endian 64-bit limbs; all are in Montgomery form (x R mod p, R = 2^384)
 // except the *_PLAIN ones, which are ordinary integers (moduli, exponents, conversion factors).
 #ifndef BLS_CONSTANTS_H

@@ -3,7 +3,9 @@
 #include "field.h"
 
 /// Montgomery multiplication a·b/R mod p: CIOS with the "no-carry" shortcut, valid because p's top limb
-/// is below 2^63 − 1 (the running sum never needs a seventh limb). Inputs < p, output < p.
+/// is below 2^63 − 1 (the running sum never needs a seventh limb). Inputs may be unreduced up to 2p: the sum
+/// stays below a + p < 2^383 and the result below a·b/R + p < 1.41p, so one conditional subtraction ends
+/// below p.
 INLINE void mont_mul_inline(fp *r, const fp *a, const fp *b) {
     u64 t[6] = {0, 0, 0, 0, 0, 0};
 #pragma clang loop unroll(full)

@@ -110,7 +110,7 @@ INLINE void fp_half(fp *r, const fp *a) {
     r->l[5] = s[5] >> 1;
 }
 
-/// Montgomery multiplication a·b/R mod p (inputs < p, output < p).
+/// Montgomery multiplication a·b/R mod p (inputs below 2p, output fully reduced).
 void fp_mul(fp *r, const fp *a, const fp *b);
 void fp_sqr(fp *r, const fp *a);
 

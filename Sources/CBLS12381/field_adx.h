@@ -1,4 +1,5 @@
-// MULX/ADCX/ADOX kernels for x86-64 CPUs with BMI2 and ADX (generated; two independent carry chains per row).
+// MULX/ADCX/ADOX kernels for x86-64 CPUs with BMI2 and ADX: two independent carry chains per row, fully
+// unrolled; the rows differ only in register names.
 // Used only after field.c has checked the CPU with cpuid; field.c keeps the portable versions as the fallback.
 // Contract: mont_mul_adx returns a·b/R mod p below 2p for inputs below 2p; mul_wide_adx the full 768-bit
 // product; redc_adx T/R mod p below 2p for T < p·R. Registers: a/T in rsi, b in rcx, output in rdi,

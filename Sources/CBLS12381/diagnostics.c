@@ -1,4 +1,4 @@
-// Internal identities without a public entry point, checked on deterministic pseudo-random elements.
+// Diagnostics for tests: internal identities checked on pseudo-random elements, and the compiled-in constants.
 #include "bls_internal.h"
 #include "constants.h"
 
