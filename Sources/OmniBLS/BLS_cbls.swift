@@ -128,8 +128,10 @@ public enum BLS {
         let tables = pairs.map { LineTable(point: $0.1.raw) }
         let points = pairs.map { $0.0.raw }
         let pointers: [UnsafePointer<bls_g2_lines>?] = tables.map { UnsafePointer($0.pointer) }
-        return points.withUnsafeBufferPointer { p in
-            pointers.withUnsafeBufferPointer { q in bls_pairing_product_is_one(p.baseAddress, q.baseAddress, p.count) }
+        return withExtendedLifetime(tables) {
+            points.withUnsafeBufferPointer { p in
+                pointers.withUnsafeBufferPointer { q in bls_pairing_product_is_one(p.baseAddress, q.baseAddress, p.count) }
+            }
         } != 0
     }
 }

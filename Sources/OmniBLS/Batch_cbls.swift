@@ -16,9 +16,9 @@ public struct BLSBatchItem: Sendable {
 extension BLS {
     /// Verifies many triples at once. Malformed signatures fail individually with their `BLSError`; the
     /// well-formed ones are checked together with a random linear combination,
-    /// e(Σ rᵢ sigᵢ, −g2) · Π e(rᵢ H(mᵢ), pkᵢ) = 1 with independent random 64-bit rᵢ (a false accept needs
-    /// guessing the rᵢ: probability ≤ 2⁻⁶⁴). If that combined check fails, each triple is verified alone to
-    /// find the bad ones. Results are in input order.
+    /// e(Σ rᵢ sigᵢ, −g2) · Π e(rᵢ H(mᵢ), pkᵢ) = 1 with independent random odd 64-bit rᵢ (all points are
+    /// in the prime-order groups, so a batch with a bad signature passes with probability about 2⁻⁶³). If the
+    /// combined check fails, each triple is verified alone to find the bad ones. Results are in input order.
     public static func verifyBatch(_ items: [BLSBatchItem], dst: [UInt8] = icDST) -> [Result<BLSVerification, BLSError>] {
         var results = [Result<BLSVerification, BLSError>](repeating: .success(.valid), count: items.count)
         let tag = dstPrime(dst)
@@ -58,13 +58,17 @@ extension BLS {
         var generator = SystemRandomNumberGenerator()
         let scalars = (0..<signatures.count).map { _ in generator.next() | 1 }  // odd, hence non-zero
         let tables: [UnsafePointer<bls_g2_lines>?] = keys.map { UnsafePointer($0.lines.pointer) }
-        let ok = signatures.withUnsafeBufferPointer { s in
-            hashes.withUnsafeBufferPointer { h in
-                tables.withUnsafeBufferPointer { t in
-                    scalars.withUnsafeBufferPointer { r in bls_batch_check(s.baseAddress, h.baseAddress, t.baseAddress, r.baseAddress, s.count) }
+        let ok = withExtendedLifetime(keys) {
+            signatures.withUnsafeBufferPointer { s in
+                hashes.withUnsafeBufferPointer { h in
+                    tables.withUnsafeBufferPointer { t in
+                        scalars.withUnsafeBufferPointer { r in
+                            bls_batch_check(s.baseAddress, h.baseAddress, t.baseAddress, r.baseAddress, s.count)
+                        }
+                    }
                 }
             }
         }
-        return withExtendedLifetime(keys) { ok == 1 }
+        return ok == 1
     }
 }
