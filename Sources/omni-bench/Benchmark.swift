@@ -28,7 +28,6 @@ struct Benchmark {
 /// Every benchmark; each area adds its own in its own file as `extension Benchmark { static let … }`.
 let allBenchmarks: [Benchmark] = [
     .jsonParse,
-    .cborDecode,
-    .cborEncode,
-    .cborDecodeCertificate,
+    .cborDecode, .cborEncode, .cborDecodeCertificate,
+    .blsVerify, .blsVerifyDecodedKey, .blsHashToG1, .blsDecodePublicKey, .blsDecodeSignature, .blsVerifyBatch16,
 ]

@@ -1,3 +1,4 @@
+import OmniTestSupport
 import OmniCodec
 
 /// Random TOML models and a renderer that writes each in randomly chosen but valid syntax: every string form with

@@ -1,26 +1,7 @@
+import OmniTestSupport
 import Foundation
 import OmniCodec
 
-/// A small, fast, seedable generator (SplitMix64) so differential runs can be replayed from the printed seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A fresh seed per run; `OMNI_TEST_SEED` replays a failing one.
-    static func freshSeed() -> UInt64 {
-        if let text = ProcessInfo.processInfo.environment["OMNI_TEST_SEED"], let seed = UInt64(text) { return seed }
-        return UInt64.random(in: 0 ... .max)
-    }
-}
 
 /// Bytes from hex written with optional spaces, for readable test tables.
 func bytes(_ hex: String) -> [UInt8] {

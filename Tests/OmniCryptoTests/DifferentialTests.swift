@@ -1,3 +1,4 @@
+import OmniTestSupport
 import Testing
 import OmniCodec
 import OmniCrypto

@@ -16,29 +16,7 @@ extension Collection<UInt8> {
     var hexString: String { map { String(format: "%02x", $0) }.joined() }
 }
 
-/// A reproducible generator for test inputs (SplitMix64). Each differential test draws a fresh seed and prints
-/// it with every failure, so a failing run can be replayed by fixing the seed.
-struct SeededGenerator: RandomNumberGenerator {
-    let seed: UInt64
-    private var state: UInt64
-
-    init(seed: UInt64 = UInt64.random(in: .min ... .max)) {
-        self.seed = seed
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-
-    mutating func bytes(_ count: Int) -> [UInt8] {
-        (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) }
-    }
-
+extension SeededGenerator {
     mutating func bytes(in range: ClosedRange<Int>) -> [UInt8] {
         bytes(Int.random(in: range, using: &self))
     }

@@ -38,7 +38,7 @@ struct HTTPClientTests {
         let peer = try HTTPPeer()
         defer { peer.stop() }
         let seed = UInt64.random(in: 0...UInt64.max)
-        var generator = SplitMix64(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         let body = Array(0...255) + (0..<70_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
         let response = try HTTPClient().perform(HTTPRequest(method: "POST", url: peer.url("/echo"), body: body))
         let echo = try jsonObject(response)
@@ -512,15 +512,3 @@ extension Result where Failure == TransportError {
     var failureKind: TransportError.Kind? { failure?.kind }
 }
 
-/// Deterministic bytes from a printed seed (SplitMix64).
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

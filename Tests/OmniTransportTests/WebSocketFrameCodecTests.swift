@@ -1,3 +1,4 @@
+import OmniTestSupport
 import Foundation
 import OmniTransport
 import Testing

@@ -1,3 +1,4 @@
+import OmniTestSupport
 import Foundation
 @testable import OmniTransport
 import Testing

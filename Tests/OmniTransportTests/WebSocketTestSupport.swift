@@ -76,22 +76,20 @@ extension FileHandle {
     }
 }
 
-/// SplitMix64: a tiny deterministic generator so a failing differential run can be replayed from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+
+/// Reads a JSON object from a Python peer's stdout.
+func peerJSON(_ result: ProcessResult) throws -> JSONValue {
+    guard result.status == 0 else {
+        throw TestSupportError("peer failed (\(result.status)): \(result.stderrText) \(result.stdoutText)")
     }
+    return try JSONValue.parse(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))
+}
 
-    static func freshSeed() -> UInt64 { UInt64.random(in: .min ... .max) }
+extension JSONValue {
+    var intValue: Int? { int64Value.map { Int($0) } }
+}
 
-    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) } }
-
+extension SeededGenerator {
     /// Random text mixing ASCII with 2-, 3- and 4-byte UTF-8 sequences, of exactly `byteCount` UTF-8 bytes.
     mutating func text(byteCount: Int) -> String {
         var scalars = String.UnicodeScalarView()
@@ -107,16 +105,4 @@ struct SeededGenerator: RandomNumberGenerator {
         }
         return String(scalars)
     }
-}
-
-/// Reads a JSON object from a Python peer's stdout.
-func peerJSON(_ result: ProcessResult) throws -> JSONValue {
-    guard result.status == 0 else {
-        throw TestSupportError("peer failed (\(result.status)): \(result.stderrText) \(result.stdoutText)")
-    }
-    return try JSONValue.parse(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))
-}
-
-extension JSONValue {
-    var intValue: Int? { int64Value.map { Int($0) } }
 }

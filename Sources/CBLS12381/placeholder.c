@@ -1,1 +1,0 @@
-#include "CBLS12381.h"

@@ -1,1 +1,0 @@
-// OmniBLS: placeholder until the target's first real file lands.
