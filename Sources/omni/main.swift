@@ -8,6 +8,7 @@ let tool = CommandLineTool(
         "omni",
         abstract: "Verified Internet Computer calls, Candid, Iroha Connect, TrUAPI, App Attest and ird from one CLI.",
         subcommands: [
+            ICCommands.group,
             VersionCommand.command,
         ]),
     topics: HelpTopics.all,

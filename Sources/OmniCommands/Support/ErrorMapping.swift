@@ -1,3 +1,4 @@
+import OmniBLS
 import OmniCLI
 import OmniCodec
 import OmniCrypto
@@ -22,6 +23,10 @@ public enum ErrorMapping {
             }
         case let error as TransportError:
             return transport(error)
+        case let error as BLSError:
+            // Thrown only for bytes that cannot be a point at all (length, DER prefix); commands turn decodable but
+            // invalid points into verdicts themselves.
+            return ErrorReport(kind: "malformed_input", message: error.description, exitCode: .malformedInput)
         case let error as SystemError:
             // A local file could not be written or read (permissions, disk full): the environment, not the input.
             return ErrorReport(kind: "file_system", message: error.description, exitCode: .configuration)
