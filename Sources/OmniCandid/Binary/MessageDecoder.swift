@@ -639,11 +639,12 @@ struct MessageDecoder {
     private mutating func readCount(limit: Int, what: String, minimumBytesEach: Int) throws(CandidError) -> Int {
         let offset = position
         let count = try readLEB()
+        let (needed, overflow) = count.multipliedReportingOverflow(by: UInt64(minimumBytesEach))
+        guard !overflow, needed <= UInt64(bytes.count - position) else {
+            throw CandidError(.malformed, "\(count) \(what) cannot fit in the \(bytes.count - position) remaining bytes", offset: offset)
+        }
         guard count <= UInt64(limit) else {
             throw CandidError(.limitExceeded, "\(count) \(what) exceed the limit of \(limit)", offset: offset)
-        }
-        guard count * UInt64(minimumBytesEach) <= UInt64(bytes.count - position) else {
-            throw CandidError(.malformed, "\(count) \(what) cannot fit in the \(bytes.count - position) remaining bytes", offset: offset)
         }
         return Int(count)
     }
@@ -651,14 +652,14 @@ struct MessageDecoder {
     private mutating func readVectorLength(elementType: Int) throws(CandidError) -> Int {
         let offset = position
         let length = try readLEB()
-        guard length <= UInt64(limits.maxVectorLength) else {
-            throw CandidError(.limitExceeded, "vector of \(length) elements exceeds the limit of \(limits.maxVectorLength)", offset: offset)
-        }
         let minimum = UInt64(wire.minimumBytes(of: elementType))
         let (needed, overflow) = length.multipliedReportingOverflow(by: minimum)
         guard !overflow, needed <= UInt64(bytes.count - position) else {
             throw CandidError(.malformed, "vector of \(length) elements cannot fit in the \(bytes.count - position) remaining bytes",
                               offset: offset)
+        }
+        guard length <= UInt64(limits.maxVectorLength) else {
+            throw CandidError(.limitExceeded, "vector of \(length) elements exceeds the limit of \(limits.maxVectorLength)", offset: offset)
         }
         return Int(length)
     }
