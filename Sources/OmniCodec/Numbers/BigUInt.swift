@@ -193,7 +193,7 @@ public struct BigUInt: Sendable, Hashable, Comparable, CustomStringConvertible, 
         self.init(limbs: limbs)
     }
 
-    @inlinable static func digitValue(_ unit: UInt8) -> Int? {
+    static func digitValue(_ unit: UInt8) -> Int? {
         switch unit {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(unit - UInt8(ascii: "0"))
         case UInt8(ascii: "a")...UInt8(ascii: "z"): return Int(unit - UInt8(ascii: "a")) + 10

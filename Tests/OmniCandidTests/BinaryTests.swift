@@ -1,0 +1,223 @@
+import OmniCandid
+import OmniCodec
+import Testing
+
+/// Binary encoding and decoding: the documented example, round trips, coercion, error positions, limits.
+@Suite struct BinaryTests {
+    @Test func documentedExample() throws {
+        let values = try Candid.parseArguments("(42 : nat, \"hi\")")
+        let encoded = try Candid.encode(values)
+        #expect(hexString(encoded) == "4449444c00027d712a026869")
+        let decoded = try Candid.decode(bytes("4449444c00027d712a026869"))
+        #expect(Candid.print(arguments: decoded) == "(42 : nat, \"hi\")")
+    }
+
+    static let account = CandidType.record([
+        CandidField("owner", .principal),
+        CandidField("subaccount", .opt(.blob)),
+    ])
+    static let transfer = CandidType.record([
+        CandidField("to", account),
+        CandidField("amount", .nat),
+        CandidField("fee", .opt(.nat)),
+        CandidField("memo", .opt(.blob)),
+        CandidField("created_at_time", .opt(.nat64)),
+    ])
+
+    @Test func typedRoundTripKeepsFieldNames() throws {
+        let text = """
+            (record { to = record { owner = principal "w7x7r-cok77-xa"; subaccount = null }; amount = 1_000_000;
+              fee = opt 10_000; memo = opt blob "\\de\\ad"; created_at_time = opt 1_700_000_000_000_000_000 })
+            """
+        let values = try Candid.parseArguments(text, types: [Self.transfer])
+        let encoded = try Candid.encode(values, types: [Self.transfer])
+        let decoded = try Candid.decode(encoded, types: [Self.transfer])
+        #expect(decoded == values)
+        #expect(decoded[0][field: "amount"] == .nat(1_000_000))
+        #expect(decoded[0][field: "to"]?[field: "owner"] == .principal(try Principal(text: "w7x7r-cok77-xa")))
+        // Without a type the same bytes decode with numeric field ids only.
+        let untyped = try Candid.decode(encoded)
+        guard case .record(let fields) = untyped[0] else { Issue.record("expected a record"); return }
+        #expect(fields.allSatisfy { $0.label.name == nil })
+        #expect(untyped == decoded)  // labels compare by id
+        #expect(Candid.print(arguments: untyped, style: .compact).contains("3_573_748_184 = 1_000_000 : nat") == false)
+        #expect(Candid.print(arguments: untyped, style: .compact).contains("= 1000000 : nat"))
+    }
+
+    @Test func recordExtensionAndOptionRules() throws {
+        // A newer sender adds a field and makes one optional value absent; an older reader still decodes.
+        let newer = CandidType.record([CandidField("name", .text), CandidField("age", .nat8), CandidField("email", .opt(.text))])
+        let older = CandidType.record([CandidField("name", .text), CandidField("nickname", .opt(.text))])
+        let bytes = try Candid.encode([.record(["name": .text("ada"), "age": .nat8(36), "email": .opt(.text("a@b"))])], types: [newer])
+        let decoded = try Candid.decode(bytes, types: [older])
+        #expect(decoded == [.record(["name": .text("ada"), "nickname": .opt(nil)])])
+        // opt of a mismatching type decodes as null instead of failing.
+        let mismatched = try Candid.decode(try Candid.encode([.opt(.text("x"))], types: [.opt(.text)]), types: [.opt(.nat)])
+        #expect(mismatched == [.opt(nil)])
+        // nat is read at int, and a bare value is read at an option of it.
+        #expect(try Candid.decode(try Candid.encode([.nat(5)]), types: [.opt(.int)]) == [.opt(.int(5))])
+    }
+
+    @Test func recursiveTypes() throws {
+        let environment = try CandidTypeEnvironment([
+            ("List", .opt(.record([CandidField("head", .int), CandidField("tail", .named("List"))]))),
+        ])
+        var list = CandidValue.opt(nil)
+        for value in (1...50).reversed() { list = .opt(.record(["head": .int(BigInt(Int64(value))), "tail": list])) }
+        let encoded = try Candid.encode([list], types: [.named("List")], environment: environment)
+        #expect(try Candid.decode(encoded, types: [.named("List")], environment: environment) == [list])
+        // The wire table has exactly two entries (opt and record) for the whole list.
+        #expect(encoded[4] == 2)
+    }
+
+    @Test func referencesRoundTrip() throws {
+        let function = CandidType.function(CandidFunctionType([.text], [.nat], modes: [.query]))
+        let service = CandidType.service(CandidServiceType([.init("get", function)]))
+        let canister = try Principal(text: "ryjl3-tyaaa-aaaaa-aaaba-cai")
+        let values: [CandidValue] = [.function(canister, method: "get"), .service(canister), .principal(.anonymous)]
+        let encoded = try Candid.encode(values, types: [function, service, .principal])
+        #expect(try Candid.decode(encoded, types: [function, service, .principal]) == values)
+        // service <: principal
+        #expect(try Candid.decode(encoded, types: [function, .principal]) == [values[0], .principal(canister)])
+        #expect(Candid.print(arguments: values) == """
+            (
+              func "ryjl3-tyaaa-aaaaa-aaaba-cai".get,
+              service "ryjl3-tyaaa-aaaaa-aaaba-cai",
+              principal "2vxsx-fae",
+            )
+            """)
+    }
+
+    @Test func encodingIsMinimalAndSorted() throws {
+        let bytes = try Candid.encode([.record(["b": .nat(0), "a": .int(-1)])],
+                                      types: [.record([CandidField("b", .nat), CandidField("a", .int)])])
+        // Fields in id order: hash("a") = 97 < hash("b") = 98.
+        #expect(hexString(bytes) == "4449444c016c02617c627d01007f00")
+    }
+
+    // MARK: Errors say where
+
+    @Test func errorsCarryOffsetAndNamedPath() throws {
+        let item = CandidType.variant([CandidField("ok", .nat), CandidField("err", .text)])
+        let wireType = CandidType.record([CandidField("owner", .principal), CandidField("items", .vec(item))])
+        let expected = CandidType.record([CandidField("owner", .principal), CandidField("items", .vec(.variant([CandidField("ok", .nat)])))])
+        let value = CandidValue.record(["owner": .principal(.anonymous),
+                                        "items": .vec([.variant("ok", .nat(1)), .variant("ok", .nat(2)), .variant("ok", .nat(3)), .variant("err", .text("no"))])])
+        let encoded = try Candid.encode([value], types: [wireType])
+        let error = try #require(throws: CandidError.self) { try Candid.decode(encoded, types: [expected]) }
+        #expect(error.kind == .typeMismatch)
+        #expect(error.pathDescription == "arg 0 . record field \"items\" . vec[3]")
+        #expect(error.offset != nil)
+        #expect(error.description.hasPrefix("Candid type mismatch (byte "))
+        #expect(error.description.contains("at arg 0 . record field \"items\" . vec[3]"))
+
+        let truncated = Array(encoded.dropLast())
+        let malformed = try #require(throws: CandidError.self) { try Candid.decode(truncated, types: [wireType]) }
+        #expect(malformed.kind == .malformed)
+        #expect(malformed.offset == truncated.count - 2)
+        #expect(malformed.pathDescription == "arg 0 . record field \"items\" . vec[3] . variant case \"err\"")
+    }
+
+    @Test func encodingErrorsCarryPaths() throws {
+        let type = CandidType.record([CandidField("owner", .principal), CandidField("amount", .nat)])
+        let missing = try #require(throws: CandidError.self) { try Candid.encode([.record(["owner": .principal(.anonymous)])], types: [type]) }
+        #expect(missing.pathDescription == "arg 0 . record field \"amount\"")
+        let wrong = try #require(throws: CandidError.self) {
+            try Candid.encode([.record(["owner": .principal(.anonymous), "amount": .text("1")])], types: [type])
+        }
+        #expect(wrong.pathDescription == "arg 0 . record field \"amount\"")
+        #expect(wrong.message.contains("text"))
+    }
+
+    // MARK: Limits: hostile input fails fast, never crashes
+
+    @Test func hugeVectorOfNullIsRefused() throws {
+        // vec null of length 2^60: no bytes per element, so only the work budget and length limit stop it.
+        var message: [UInt8] = Array("DIDL".utf8) + [0x01, 0x6D, 0x7F, 0x01, 0x00]
+        message += LEB128.encoded(UInt64(1) << 60)
+        for types in [nil, [CandidType.vec(.null)], [CandidType.vec(.reserved)], [CandidType.opt(.nat)], []] as [[CandidType]?] {
+            let error = try #require(throws: CandidError.self) { try Candid.decode(message, types: types) }
+            #expect(error.kind == .limitExceeded)
+        }
+        var budgetOnly = CandidLimits.default
+        budgetOnly.maxVectorLength = Int.max
+        let error = try #require(throws: CandidError.self) { try Candid.decode(message, types: [.vec(.null)], limits: budgetOnly) }
+        #expect(error.kind == .limitExceeded && error.message.contains("work budget"))
+    }
+
+    @Test func vectorsOfEmptyRecordsAndReservedAreMetered() throws {
+        // vec record { record {}; null; reserved } of 900,000 elements: each element is free on the wire.
+        var message: [UInt8] = Array("DIDL".utf8) + [0x03, 0x6C, 0x00, 0x6C, 0x03, 0x00, 0x00, 0x01, 0x7F, 0x02, 0x70, 0x6D, 0x01, 0x01, 0x02]
+        message += LEB128.encoded(UInt64(900_000))
+        for types in [nil, [], [CandidType.vec(.record([]))]] as [[CandidType]?] {
+            let error = try #require(throws: CandidError.self) { try Candid.decode(message, types: types) }
+            #expect(error.kind == .limitExceeded)
+        }
+        // The same message is fine with a budget sized for it: limits are configurable.
+        var generous = CandidLimits.default
+        generous.workBudget = 50_000_000
+        #expect(try Candid.decode(message, types: [], limits: generous) == [])
+    }
+
+    @Test func uninhabitedRecursionIsDetectedNotFollowed() throws {
+        // type t = record { t }, claimed as a value.
+        let message: [UInt8] = Array("DIDL".utf8) + [0x01, 0x6C, 0x01, 0x00, 0x00, 0x01, 0x00] + [UInt8](repeating: 0, count: 64)
+        let error = try #require(throws: CandidError.self) { try Candid.decode(message) }
+        #expect(error.kind == .malformed && error.message.contains("has no values"))
+        // As an extra argument (skipped) it is refused too.
+        #expect(throws: CandidError.self) { try Candid.decode(message, types: []) }
+    }
+
+    @Test func deepNestingHitsTheDepthLimit() throws {
+        // opt opt opt … 100,000 levels deep, each present.
+        let depth = 100_000
+        var message: [UInt8] = Array("DIDL".utf8) + [0x01, 0x6E, 0x00, 0x01, 0x00]
+        message += [UInt8](repeating: 1, count: depth) + [0]
+        let error = try #require(throws: CandidError.self) { try Candid.decode(message) }
+        #expect(error.kind == .limitExceeded && error.message.contains("deeper"))
+        let skipped = try #require(throws: CandidError.self) { try Candid.decode(message, types: []) }
+        #expect(skipped.kind == .limitExceeded)
+    }
+
+    @Test func tableSizeAndNumberLengthLimits() throws {
+        var tooManyEntries: [UInt8] = Array("DIDL".utf8) + LEB128.encoded(UInt64(20_000))
+        for _ in 0..<20_000 { tooManyEntries += [0x6E, 0x7F] }
+        tooManyEntries += [0x00]
+        let tableError = try #require(throws: CandidError.self) { try Candid.decode(tooManyEntries) }
+        #expect(tableError.kind == .limitExceeded && tableError.message.contains("type table"))
+
+        let hugeNat: [UInt8] = Array("DIDL".utf8) + [0x00, 0x01, 0x7D] + [UInt8](repeating: 0xFF, count: 5000) + [0x01]
+        let numberError = try #require(throws: CandidError.self) { try Candid.decode(hugeNat) }
+        #expect(numberError.kind == .limitExceeded)
+        var roomy = CandidLimits.default
+        roomy.maxNumberBytes = 8192
+        guard case .nat(let value) = try Candid.decode(hugeNat, limits: roomy)[0] else { Issue.record("expected a nat"); return }
+        #expect(value.bitWidth == 5000 * 7 + 1)
+    }
+
+    @Test func smallBudgetRefusesOrdinaryMessages() throws {
+        let message = try Candid.encode([.vec((0..<100).map { .nat(BigUInt(UInt64($0))) })])
+        #expect(try Candid.decode(message).count == 1)
+        var tiny = CandidLimits.default
+        tiny.workBudget = 50
+        let error = try #require(throws: CandidError.self) { try Candid.decode(message, limits: tiny) }
+        #expect(error.kind == .limitExceeded)
+    }
+
+    @Test func randomBytesNeverCrash() throws {
+        var random = SystemRandomNumberGenerator()
+        let seeds: [[UInt8]] = [
+            try Candid.encode(try Candid.parseArguments("(record { a = vec { opt 1; null }; b = variant { x = \"y\" } }, principal \"aaaaa-aa\")")),
+            Array("DIDL".utf8) + [0x02, 0x6E, 0x01, 0x6C, 0x02, 0x00, 0x7C, 0x01, 0x00, 0x01, 0x00, 0x01, 0x01, 0x01, 0x02, 0x00],
+        ]
+        for _ in 0..<3_000 {
+            var message = seeds[Int.random(in: 0..<seeds.count, using: &random)]
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                let index = Int.random(in: 4..<message.count, using: &random)
+                message[index] = UInt8.random(in: 0...255, using: &random)
+            }
+            _ = try? Candid.decode(message)
+            _ = try? Candid.decode(message, types: [.opt(.nat), .principal])
+        }
+    }
+}
