@@ -7,7 +7,7 @@ import Foundation
 /// unless you choose `ImportResolver.fileSystem`.
 public struct CandidInterface: Sendable {
     public private(set) var environment: CandidTypeEnvironment
-    /// The main service's methods, in the order written (imported services' methods after the file's own).
+    /// The main service's methods: those merged by `import service` first (in import order), then the file's own.
     public private(set) var service: CandidServiceType?
     /// Constructor arguments of `service : (args) -> { … }`.
     public private(set) var initArguments: [CandidArgument]?

@@ -121,6 +121,12 @@ struct CandidLexer {
         if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
             if sign == UInt8(ascii: "-") { text = "-" }
             index += 1
+            // Signed special floats: -inf, +nan.
+            for word in ["infinity", "inf", "nan"] where source[index...].starts(with: word.utf8)
+                && !(peek(word.utf8.count).map { CandidLabel.isLetter($0) || CandidLabel.isDigit($0) || $0 == UInt8(ascii: "_") } ?? false) {
+                index += word.utf8.count
+                return CandidToken(kind: .number, text: text + (word == "nan" ? "nan" : "inf"), isFloat: true, offset: start)
+            }
             guard let next = peek(), CandidLabel.isDigit(next) else { throw error("expected a digit after the sign", at: start) }
         }
         var isFloat = false, isHex = false

@@ -202,7 +202,7 @@ enum CandidPrinter {
 
     static func function(_ function: CandidFunctionType) -> PrettyDocument {
         let modes = function.modes.map { PrettyDocument.text(" " + $0.rawValue) }
-        return .nest(2, arguments(function.arguments) + .text(" ->") + .line + arguments(function.results) + .concat(modes))
+        return arguments(function.arguments) + .text(" -> ") + arguments(function.results) + .concat(modes)
     }
 
     static func service(_ service: CandidServiceType) -> PrettyDocument {
