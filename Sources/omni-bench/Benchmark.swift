@@ -28,4 +28,6 @@ struct Benchmark {
 /// Every benchmark; each area adds its own in its own file as `extension Benchmark { static let … }`.
 let allBenchmarks: [Benchmark] = [
     .jsonParse,
+    .candidDecode,
+    .candidEncode,
 ]

@@ -458,11 +458,11 @@ struct MessageDecoder {
         let offset = position
         let length = try readLength()
         try charge(length / 64)
-        guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[position..<(position + length)]), as: UTF8.self) else {
-            throw CandidError(.malformed, "text is not valid UTF-8", offset: offset)
-        }
+        let slice = UnsafeBufferPointer(rebasing: bytes[position..<(position + length)])
+        // Validate first, then build the string on the standard library's fast path for known-valid UTF-8.
+        guard UTF8Validation.isValid(slice) else { throw CandidError(.malformed, "text is not valid UTF-8", offset: offset) }
         position += length
-        return text
+        return String(decoding: slice, as: UTF8.self)
     }
 
     private mutating func readPrincipal() throws(CandidError) -> Principal {

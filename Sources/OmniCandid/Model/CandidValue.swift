@@ -5,7 +5,7 @@ import OmniCodec
 /// Decoding with an expected type, parsing text with a type, and building JSON with a type all produce values
 /// whose record and variant labels carry the field names from that type. Records keep their fields sorted by id.
 /// `vec nat8` values are produced as `.blob`; `==` treats `.blob` and a `.vec` of `.nat8` as equal.
-public indirect enum CandidValue: Sendable {
+public enum CandidValue: Sendable {
     case null
     case bool(Bool)
     case nat(BigUInt)
@@ -25,14 +25,14 @@ public indirect enum CandidValue: Sendable {
     case reserved
     case principal(Principal)
     /// `opt v`, or `null` of an option type when the payload is nil.
-    case opt(CandidValue?)
+    indirect case opt(CandidValue?)
     case vec([CandidValue])
     /// A `vec nat8` held as bytes.
     case blob([UInt8])
     case record([CandidFieldValue])
-    case variant(CandidFieldValue)
+    indirect case variant(CandidFieldValue)
     /// A public method reference `func "principal".method`.
-    case function(Principal, method: String)
+    indirect case function(Principal, method: String)
     case service(Principal)
 
     /// A record of positional fields `0, 1, …`.
