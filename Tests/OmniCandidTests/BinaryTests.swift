@@ -221,3 +221,36 @@ import Testing
         }
     }
 }
+
+@Suite struct MessageTypesTests {
+    @Test func untypedMessagesShowTheirTypes() throws {
+        let environment = try CandidTypeEnvironment([
+            ("List", .opt(.record([CandidField("head", .int), CandidField("tail", .named("List"))]))),
+        ])
+        let list = CandidValue.opt(.record(["head": .int(1), "tail": .opt(nil)]))
+        let bytes = try Candid.encode([list, .record(["a": .vec([.text("x")])])],
+                                      types: [.named("List"), .record([CandidField("a", .vec(.text))])], environment: environment)
+        let (types, definitions) = try Candid.messageTypes(bytes)
+        #expect(Candid.print(argumentTypes: types.map { CandidArgument($0) }) == "(t0, record { 97 : vec text })")
+        #expect(definitions.names == ["t0"])
+        let head = Candid.hash("head"), tail = Candid.hash("tail")
+        #expect(Candid.print(try #require(definitions["t0"])) == "opt record { \(head) : int; \(tail) : t0 }")
+        // The recovered types decode the message to the same values.
+        #expect(try Candid.decode(bytes, types: types, environment: definitions) == (try Candid.decode(bytes)))
+    }
+}
+
+@Suite struct ValueAccessorTests {
+    @Test func accessorsReadAcrossIntegerWidths() throws {
+        #expect(CandidValue.nat64(7).natValue == BigUInt(7))
+        #expect(CandidValue.int8(-3).intValue == BigInt(-3))
+        #expect(CandidValue.int(5).natValue == BigUInt(5))
+        #expect(CandidValue.int(-5).natValue == nil)
+        #expect(CandidValue.nat16(9).intValue == BigInt(9))
+        #expect(CandidValue.vec([.nat8(1), .nat8(2)]).blobValue == [1, 2])
+        #expect(CandidValue.blob([3]).vecValue == [.nat8(3)])
+        #expect(CandidValue.service(.anonymous).principalValue == .anonymous)
+        #expect(CandidValue.text("x").textValue == "x" && CandidValue.bool(true).boolValue == true)
+        #expect(CandidValue.text("x").natValue == nil)
+    }
+}

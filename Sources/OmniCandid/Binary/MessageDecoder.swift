@@ -301,6 +301,10 @@ struct MessageDecoder {
         for index in 0..<length {
             do throws(CandidError) { elements.append(try decode(wireInner, inner)) } catch { throw error.inside(.element(index)) }
         }
+        if inner == Opcode.nat8 {
+            // Only reached for vectors without elements (e.g. `vec empty`): keep blobs uniformly `.blob`.
+            return .blob(elements.map { if case .nat8(let byte) = $0 { return byte }; return 0 })
+        }
         return .vec(elements)
     }
 
@@ -584,10 +588,11 @@ struct MessageDecoder {
     // MARK: Reading primitives
 
     @inline(__always) private mutating func charge(_ units: Int) throws(CandidError) {
-        budget -= units
-        if budget < 0 {
+        guard units <= budget else {
+            budget = -1
             throw CandidError(.limitExceeded, "work budget of \(limits.workBudget) units exhausted", offset: position)
         }
+        budget -= units
     }
 
     @inline(__always) private mutating func enter() throws(CandidError) {

@@ -41,8 +41,8 @@ struct SubtypeChecker {
         let key = (UInt64(a) << 33) | (UInt64(b) << 2) | (UInt64(sa) << 1) | UInt64(sb)
         if refuted.contains(key) { return false }
         if assumedOrProven.contains(key) { return true }
+        guard budget >= 1 else { throw CandidError(.limitExceeded, "work budget exhausted while checking subtypes") }
         budget -= 1
-        if budget < 0 { throw CandidError(.limitExceeded, "work budget exhausted while checking subtypes") }
         depth += 1
         defer { depth -= 1 }
         if depth > maxDepth { throw CandidError(.limitExceeded, "subtype check nested deeper than \(maxDepth)") }
@@ -85,9 +85,12 @@ struct SubtypeChecker {
         case (.function(let f), .function(let g)):
             return try isFunctionSubtype(f, side: sa, g, side: sb)
         case (.service(let subMethods), .service(let superMethods)):
+            // Both lists are sorted by the UTF-8 bytes of the names: merge.
+            var i = 0
             for method in superMethods {
-                guard let match = subMethods.first(where: { $0.name == method.name }) else { return false }
-                if !(try check(match.type, side: sa, method.type, side: sb)) { return false }
+                while i < subMethods.count && subMethods[i].name.utf8.lexicographicallyPrecedes(method.name.utf8) { i += 1 }
+                guard i < subMethods.count, subMethods[i].name == method.name else { return false }
+                if !(try check(subMethods[i].type, side: sa, method.type, side: sb)) { return false }
             }
             return true
         default:

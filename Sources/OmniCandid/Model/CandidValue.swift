@@ -106,3 +106,65 @@ extension CandidValue: Equatable {
         }
     }
 }
+
+extension CandidValue {
+    public var boolValue: Bool? { if case .bool(let flag) = self { return flag }; return nil }
+    public var textValue: String? { if case .text(let text) = self { return text }; return nil }
+
+    /// Any unsigned or non-negative integer value as a `BigUInt`.
+    public var natValue: BigUInt? {
+        switch self {
+        case .nat(let n): return n
+        case .nat8(let n): return BigUInt(UInt64(n))
+        case .nat16(let n): return BigUInt(UInt64(n))
+        case .nat32(let n): return BigUInt(UInt64(n))
+        case .nat64(let n): return BigUInt(n)
+        default: return intValue.flatMap { $0.isNegative ? nil : $0.magnitude }
+        }
+    }
+
+    /// Any integer value as a `BigInt`.
+    public var intValue: BigInt? {
+        switch self {
+        case .int(let n): return n
+        case .int8(let n): return BigInt(Int64(n))
+        case .int16(let n): return BigInt(Int64(n))
+        case .int32(let n): return BigInt(Int64(n))
+        case .int64(let n): return BigInt(n)
+        case .nat, .nat8, .nat16, .nat32, .nat64: return natValue.map { BigInt($0) }
+        default: return nil
+        }
+    }
+
+    /// Bytes of a blob (or of a vector of `nat8` values).
+    public var blobValue: [UInt8]? {
+        switch self {
+        case .blob(let bytes): return bytes
+        case .vec(let elements):
+            var bytes: [UInt8] = []
+            for element in elements {
+                guard case .nat8(let byte) = element else { return nil }
+                bytes.append(byte)
+            }
+            return bytes
+        default: return nil
+        }
+    }
+
+    /// The principal of a principal or service reference.
+    public var principalValue: Principal? {
+        switch self {
+        case .principal(let principal), .service(let principal): return principal
+        default: return nil
+        }
+    }
+
+    /// Elements of a vector (a blob's bytes as `nat8` values).
+    public var vecValue: [CandidValue]? {
+        switch self {
+        case .vec(let elements): return elements
+        case .blob(let bytes): return bytes.map { .nat8($0) }
+        default: return nil
+        }
+    }
+}
