@@ -5,9 +5,11 @@
 /// - type table: 1 per entry plus 1 per field, method or argument reference;
 /// - every value decoded or skipped: 1, plus 1 per 64 bytes of text, blob or future data and 1 per 8 bytes of
 ///   a `nat`/`int` encoding;
-/// - vectors: their length, charged up front before any element is read, so `vec null` of length 2^60 is
-///   refused at once; skipping a value of a zero-sized type (null, reserved, records of those) charges its
-///   full logical size at once as well;
+/// - vectors: their length, charged up front before any element is read;
+/// - values of zero-sized types (null, reserved, records of only those), which cost nothing on the wire: 8 per
+///   null/reserved and 8 per record plus 1 per field, charged for a whole vector before any element is read and
+///   for a skipped value without walking it, so `vec null` of length 2^60 or a record tree with 2^20 null
+///   leaves is refused at once;
 /// - subtype checks for function and service references: 1 per pair of types compared.
 public struct CandidLimits: Sendable, Equatable {
     /// Total work units one message may use (type table, subtype checks and values together).

@@ -296,6 +296,11 @@ struct MessageDecoder {
             return .blob(blob)
         }
         try charge(1 + length)
+        if let cost = wire.zeroSizedCost(of: wireInner) {
+            // Elements that take no bytes are charged in full before any is built (see `TypeGraph.zeroSizedUnit`).
+            let (total, overflow) = length.multipliedReportingOverflow(by: cost)
+            try charge(overflow ? Int.max : total)
+        }
         var elements: [CandidValue] = []
         elements.reserveCapacity(length)
         for index in 0..<length {

@@ -123,6 +123,10 @@ final class TypeGraph: @unchecked Sendable {
     /// For types whose values occupy no bytes (null, reserved, records of those): the work cost of one value.
     let zeroSizedCost: [Int?]
 
+    /// Work units for one value that occupies no input bytes. Such values are pure amplification (a vector of
+    /// them costs nothing on the wire), so they are charged well above an ordinary value.
+    static let zeroSizedUnit = 8
+
     init(nodes: [GraphNode]) {
         self.nodes = nodes
         let inhabited = TypeGraph.computeInhabited(nodes)
@@ -155,7 +159,7 @@ final class TypeGraph: @unchecked Sendable {
 
     func zeroSizedCost(of type: Int) -> Int? {
         if type >= 0 { return zeroSizedCost[type] }
-        return type == Opcode.null || type == Opcode.reserved ? 1 : nil
+        return type == Opcode.null || type == Opcode.reserved ? TypeGraph.zeroSizedUnit : nil
     }
 
     /// Whether values of `type` in this graph carry the same bytes and meaning as `other` in `graph`:
@@ -246,12 +250,12 @@ final class TypeGraph: @unchecked Sendable {
                     for field in fields where field.type >= 0 && state[field.type] == 0 { stack.append((field.type, false)) }
                     continue
                 }
-                var total = 1
+                var total = zeroSizedUnit
                 var zeroSized = true
                 for field in fields {
                     let cost: Int?
                     if field.type >= 0 { cost = state[field.type] == 2 ? costs[field.type] : nil }
-                    else { cost = field.type == Opcode.null || field.type == Opcode.reserved ? 1 : nil }
+                    else { cost = field.type == Opcode.null || field.type == Opcode.reserved ? zeroSizedUnit : nil }
                     guard let cost else { zeroSized = false; break }
                     total = min(cap, total + 1 + cost)
                 }
