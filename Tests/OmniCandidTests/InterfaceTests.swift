@@ -68,6 +68,18 @@ import Testing
         #expect(try Candid.decode(treeBytes, types: depth.argumentTypes, environment: interface.environment) == tree)
     }
 
+    @Test func methodHelpersAreThinCalls() throws {
+        let interface = try CandidInterface.parse(Self.ledger)
+        let arguments = try interface.parseArguments("(record { owner = principal \"aaaaa-aa\" })", method: "icrc1_balance_of")
+        let bytes = try interface.encodeArguments(arguments, method: "icrc1_balance_of")
+        #expect(try interface.decodeArguments(bytes, method: "icrc1_balance_of") == arguments)
+        let reply = try Candid.encode([.nat(42)])
+        #expect(try interface.decodeResults(reply, method: "icrc1_balance_of") == [.nat(42)])
+        let unknown = try #require(throws: CandidError.self) { try interface.encodeArguments([], method: "nope") }
+        #expect(unknown.message.contains("no method \"nope\"") && unknown.message.contains("\"icrc1_transfer\""))
+        #expect(try interface.isEquivalent(to: try CandidInterface.parse(interface.printed())))
+    }
+
     @Test func printsBackToEquivalentText() throws {
         let interface = try CandidInterface.parse(Self.ledger)
         let printed = interface.printed()

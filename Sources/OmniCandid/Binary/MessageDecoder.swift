@@ -105,11 +105,11 @@ struct MessageDecoder {
                 let argumentCount = try readCount(limit: limits.maxFieldsPerType, what: "function arguments", minimumBytesEach: 1)
                 try charge(argumentCount)
                 var arguments: [Int] = []
-                for _ in 0..<argumentCount { arguments.append(try readFunctionMember(tableSize: entryCount)) }
+                for _ in 0..<argumentCount { arguments.append(try readTypeReference(tableSize: entryCount)) }
                 let resultCount = try readCount(limit: limits.maxFieldsPerType, what: "function results", minimumBytesEach: 1)
                 try charge(resultCount)
                 var results: [Int] = []
-                for _ in 0..<resultCount { results.append(try readFunctionMember(tableSize: entryCount)) }
+                for _ in 0..<resultCount { results.append(try readTypeReference(tableSize: entryCount)) }
                 let modeCount = try readCount(limit: 3, what: "function annotations", minimumBytesEach: 1)
                 var modes: [UInt8] = []
                 for _ in 0..<modeCount {
@@ -184,10 +184,6 @@ struct MessageDecoder {
                               : "invalid type opcode \(code)", offset: offset)
         }
         return Int(code)
-    }
-
-    private mutating func readFunctionMember(tableSize: Int) throws(CandidError) -> Int {
-        try readTypeReference(tableSize: tableSize)
     }
 
     // MARK: Values at an expected type

@@ -162,12 +162,6 @@ final class TypeGraph: @unchecked Sendable {
         return type == Opcode.null || type == Opcode.reserved ? TypeGraph.zeroSizedUnit : nil
     }
 
-    /// Whether values of `type` in this graph carry the same bytes and meaning as `other` in `graph`:
-    /// true only for the same graph and reference (a cheap reflexivity shortcut).
-    @inline(__always) func isSame(_ type: Int, as other: Int, in graph: TypeGraph) -> Bool {
-        self === graph && type == other
-    }
-
     // MARK: Analyses
 
     private static func computeInhabited(_ nodes: [GraphNode]) -> [Bool] {

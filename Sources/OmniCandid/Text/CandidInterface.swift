@@ -75,6 +75,43 @@ public struct CandidInterface: Sendable {
         return try Candid.isSubtype(.service(new), in: environment, of: .service(old), in: previous.environment, limits: limits)
     }
 
+    /// Whether both interfaces can replace each other (`didc check --strict`).
+    public func isEquivalent(to other: CandidInterface, limits: CandidLimits = .default) throws(CandidError) -> Bool {
+        let forward = try isCompatibleUpgrade(of: other, limits: limits)
+        let backward = try other.isCompatibleUpgrade(of: self, limits: limits)
+        return forward && backward
+    }
+
+    /// A method's type, or an error naming the available methods.
+    public func requireMethod(_ name: String) throws(CandidError) -> CandidFunctionType {
+        guard let function = try method(name) else {
+            let available = (service?.methods.map { CandidLabel.quoted($0.name) } ?? []).joined(separator: ", ")
+            throw CandidError(.invalidType, "the service has no method \(CandidLabel.quoted(name))"
+                              + (available.isEmpty ? "" : " (methods: \(available))"))
+        }
+        return function
+    }
+
+    /// Parses Candid text arguments for `method`.
+    public func parseArguments(_ text: String, method: String, limits: CandidLimits = .default) throws(CandidError) -> [CandidValue] {
+        try Candid.parseArguments(text, types: try requireMethod(method).argumentTypes, environment: environment, limits: limits)
+    }
+
+    /// Encodes arguments for `method`.
+    public func encodeArguments(_ values: [CandidValue], method: String) throws(CandidError) -> [UInt8] {
+        try Candid.encode(values, types: try requireMethod(method).argumentTypes, environment: environment)
+    }
+
+    /// Decodes a call's argument message at `method`'s argument types (field names come from the interface).
+    public func decodeArguments(_ bytes: [UInt8], method: String, limits: CandidLimits = .default) throws(CandidError) -> [CandidValue] {
+        try Candid.decode(bytes, types: try requireMethod(method).argumentTypes, environment: environment, limits: limits)
+    }
+
+    /// Decodes a reply at `method`'s result types.
+    public func decodeResults(_ bytes: [UInt8], method: String, limits: CandidLimits = .default) throws(CandidError) -> [CandidValue] {
+        try Candid.decode(bytes, types: try requireMethod(method).resultTypes, environment: environment, limits: limits)
+    }
+
     /// The interface as `.did` text: definitions, then the service.
     public func printed(style: CandidPrintStyle = .pretty) -> String {
         var lines: [String] = []

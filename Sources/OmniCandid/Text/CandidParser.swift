@@ -39,34 +39,6 @@ struct CandidActorSyntax {
     var offset: Int
 }
 
-/// One assertion of a `.test.did` file.
-public struct CandidTestAssertion: Sendable {
-    public enum Input: Sendable, Equatable {
-        /// Candid text of an argument list, e.g. `(42, "x")`.
-        case text(String)
-        /// A binary message.
-        case blob([UInt8])
-    }
-
-    public enum Kind: Sendable, Equatable {
-        /// `assert input : types` — decodes/parses at the types.
-        case accepts
-        /// `assert input !: types` — must be rejected at the types.
-        case rejects
-        /// `assert a == b : types` — both decode and are equal.
-        case equal(Input)
-        /// `assert a != b : types` — both decode and differ.
-        case notEqual(Input)
-    }
-
-    public let input: Input
-    public let kind: Kind
-    public let types: [CandidType]
-    public let description: String?
-    /// 1-based source line of the `assert`.
-    public let line: Int
-}
-
 /// Recursive-descent parser over the token stream of one text. Every error carries line and column.
 struct CandidParser {
     private let source: [UInt8]
@@ -124,11 +96,6 @@ struct CandidParser {
 
     private mutating func expect(_ symbol: CandidToken.Symbol, _ context: String) throws(CandidError) {
         guard accept(symbol) else { throw error("expected '\(symbol.rawValue)' \(context), found \(describe(current))") }
-    }
-
-    private mutating func expectKeyword(_ keyword: String) throws(CandidError) {
-        guard isKeyword(keyword) else { throw error("expected '\(keyword)', found \(describe(current))") }
-        _ = advance()
     }
 
     private func describe(_ token: CandidToken) -> String {

@@ -20,3 +20,31 @@ public struct CandidTestFile: Sendable {
         return CandidTestFile(environment: environment, assertions: assertions)
     }
 }
+
+/// One assertion of a `.test.did` file.
+public struct CandidTestAssertion: Sendable {
+    public enum Input: Sendable, Equatable {
+        /// Candid text of an argument list, e.g. `(42, "x")`.
+        case text(String)
+        /// A binary message.
+        case blob([UInt8])
+    }
+
+    public enum Kind: Sendable, Equatable {
+        /// `assert input : types` — decodes/parses at the types.
+        case accepts
+        /// `assert input !: types` — must be rejected at the types.
+        case rejects
+        /// `assert a == b : types` — both decode and are equal.
+        case equal(Input)
+        /// `assert a != b : types` — both decode and differ.
+        case notEqual(Input)
+    }
+
+    public let input: Input
+    public let kind: Kind
+    public let types: [CandidType]
+    public let description: String?
+    /// 1-based source line of the `assert`.
+    public let line: Int
+}
