@@ -258,7 +258,7 @@ struct MessageDecoder {
         }
         // A non-optional value read at an option type: `opt v` when it coerces, else null. A recursive option
         // (`type t = opt t`) would wrap forever, so it cannot hold such a value at all.
-        if isOptionCycle(e) {
+        if expected.isRecursiveOption[e] {
             throw CandidError(.typeMismatch, "a non-optional \(describe(w, in: wire)) cannot be read at a recursive option type",
                               offset: position)
         }
@@ -382,17 +382,6 @@ struct MessageDecoder {
         if e == Opcode.reserved { return .reserved }
         if e >= 0, case .opt = expected.nodes[e] { return .opt(nil) }
         return nil
-    }
-
-    private func isOptionCycle(_ e: Int) -> Bool {
-        var current = e
-        var steps = 0
-        while current >= 0, case .opt(let inner) = expected.nodes[current] {
-            current = inner
-            steps += 1
-            if current == e || steps > expected.nodes.count { return true }
-        }
-        return false
     }
 
     private mutating func isSubtype(_ w: Int, _ e: Int) throws(CandidError) -> Bool {

@@ -127,8 +127,12 @@ final class TypeGraph: @unchecked Sendable {
     /// them costs nothing on the wire), so they are charged well above an ordinary value.
     static let zeroSizedUnit = 8
 
+    /// Options whose chain of `opt` links loops (`type t = opt t`): they cannot hold a non-optional value.
+    let isRecursiveOption: [Bool]
+
     init(nodes: [GraphNode]) {
         self.nodes = nodes
+        self.isRecursiveOption = TypeGraph.computeRecursiveOptions(nodes)
         let inhabited = TypeGraph.computeInhabited(nodes)
         self.inhabited = inhabited
         self.minimumBytes = TypeGraph.computeMinimumBytes(nodes)
@@ -163,6 +167,30 @@ final class TypeGraph: @unchecked Sendable {
     }
 
     // MARK: Analyses
+
+    private static func computeRecursiveOptions(_ nodes: [GraphNode]) -> [Bool] {
+        // Each option has one outgoing opt link, so chains are followed once: 0 unknown, 1 on the current chain,
+        // 2 finished.
+        var result = [Bool](repeating: false, count: nodes.count)
+        var state = [UInt8](repeating: 0, count: nodes.count)
+        for start in 0..<nodes.count where state[start] == 0 {
+            var chain: [Int] = []
+            var current = start
+            var loops = false
+            while current >= 0, state[current] != 2, case .opt(let inner) = nodes[current] {
+                if state[current] == 1 { loops = true; break }
+                state[current] = 1
+                chain.append(current)
+                current = inner
+            }
+            if !loops, current >= 0, state[current] == 2 { loops = result[current] }
+            for index in chain {
+                result[index] = loops
+                state[index] = 2
+            }
+        }
+        return result
+    }
 
     private static func computeInhabited(_ nodes: [GraphNode]) -> [Bool] {
         var inhabited = [Bool](repeating: false, count: nodes.count)
