@@ -204,20 +204,38 @@ import Testing
         #expect(error.kind == .limitExceeded)
     }
 
+    @Test func futureValueLengthCountsAfterItsReferenceCount() throws {
+        // future type (opcode -25) then text; the future value claims exactly the bytes left after its length.
+        let message: [UInt8] = Array("DIDL".utf8) + [0x01, 0x67, 0x00, 0x02, 0x00, 0x71, 0x02, 0x00, 0x00]
+        let error = try #require(throws: CandidError.self) { try Candid.decode(message, types: [.opt(.empty), .text]) }
+        #expect(error.kind == .malformed && error.offset == 10)
+        let valid: [UInt8] = Array("DIDL".utf8) + [0x01, 0x67, 0x00, 0x02, 0x00, 0x71, 0x01, 0x00, 0xAA, 0x00]
+        #expect(try Candid.decode(valid, types: [.opt(.empty), .text]) == [.opt(nil), .text("")])
+    }
+
     @Test func randomBytesNeverCrash() throws {
         var random = SystemRandomNumberGenerator()
+        let function = CandidType.function(CandidFunctionType([.text], [.nat], modes: [.query]))
         let seeds: [[UInt8]] = [
             try Candid.encode(try Candid.parseArguments("(record { a = vec { opt 1; null }; b = variant { x = \"y\" } }, principal \"aaaaa-aa\")")),
             Array("DIDL".utf8) + [0x02, 0x6E, 0x01, 0x6C, 0x02, 0x00, 0x7C, 0x01, 0x00, 0x01, 0x00, 0x01, 0x01, 0x01, 0x02, 0x00],
+            try Candid.encode([.function(.anonymous, method: "m"), .service(.anonymous), .blob([1, 2, 3]), .float64(1.5), .int(-300)],
+                              types: [function, .service(CandidServiceType([.init("m", function)])), .blob, .float64, .int]),
+            Array("DIDL".utf8) + [0x01, 0x67, 0x03, 0x41, 0x42, 0x43, 0x02, 0x00, 0x7E, 0x05, 0x00, 0x68, 0x65, 0x6C, 0x6C, 0x6F, 0x01],
         ]
-        for _ in 0..<3_000 {
+        let expectations: [[CandidType]?] = [nil, [], [.opt(.nat), .principal], [function, .principal, .opt(.blob)], [.reserved, .opt(.bool)]]
+        for _ in 0..<4_000 {
             var message = seeds[Int.random(in: 0..<seeds.count, using: &random)]
             for _ in 0..<Int.random(in: 1...4, using: &random) {
                 let index = Int.random(in: 4..<message.count, using: &random)
-                message[index] = UInt8.random(in: 0...255, using: &random)
+                switch Int.random(in: 0..<6, using: &random) {
+                case 0: message.insert(UInt8.random(in: 0...255, using: &random), at: index)
+                case 1 where message.count > 5: message.remove(at: index)
+                default: message[index] = UInt8.random(in: 0...255, using: &random)
+                }
             }
-            _ = try? Candid.decode(message)
-            _ = try? Candid.decode(message, types: [.opt(.nat), .principal])
+            for types in expectations { _ = try? Candid.decode(message, types: types) }
+            _ = try? Candid.messageTypes(message)
         }
     }
 }

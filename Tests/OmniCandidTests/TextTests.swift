@@ -143,6 +143,33 @@ import Testing
         #expect(try Candid.parseArguments("(/* nested /* comment */ */ 1 // tail\n)") == [.int(1)])
     }
 
+    @Test func mutatedTextNeverCrashes() throws {
+        var random = SystemRandomNumberGenerator()
+        let seeds = [
+            "(record { a = 0x2a; \"b c\" = vec { opt -1.5e3; null }; 5 = variant { x = blob \"\\00\\ff\" } }, principal \"aaaaa-aa\", func \"aaaaa-aa\".m)",
+            "type T = record { a : opt T; b : vec variant { x; y : nat } }; service : (nat) -> { m : (T) -> (text) query; n : func () -> () }",
+            "(\"\\u{1F600}\\t\" : text, 1_000 : nat64, -inf : float64, 0x1.8p3 : float32, record { 1; 2 })",
+        ]
+        let alphabet = Array("(){}[];:,.=-+0x9aZ_\"\\ /*opt vec record variant blob principal func service nat".utf8)
+        for _ in 0..<3_000 {
+            var text = Array(seeds[Int.random(in: 0..<seeds.count, using: &random)].utf8)
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let index = Int.random(in: 0..<text.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: text.insert(alphabet[Int.random(in: 0..<alphabet.count, using: &random)], at: index)
+                case 1: text.remove(at: index)
+                default: text[index] = UInt8.random(in: 0...255, using: &random)
+                }
+            }
+            let mutated = String(decoding: text, as: UTF8.self)
+            _ = try? Candid.parseArguments(mutated)
+            _ = try? Candid.parseArguments(mutated, types: [.record([CandidField("a", .nat)]), .principal])
+            _ = try? CandidInterface.parse(mutated)
+            _ = try? Candid.parseType(mutated)
+            _ = try? CandidTestFile.parse(mutated)
+        }
+    }
+
     @Test func deeplyNestedTextIsRefused() throws {
         let text = "(" + String(repeating: "opt ", count: 5_000) + "null)"
         let error = try #require(throws: CandidError.self) { try Candid.parseArguments(text) }

@@ -567,11 +567,16 @@ struct MessageDecoder {
             try charge(1)
             _ = try readPrincipal()
         case .future:
+            // A future value: its byte count, its reference count, then the bytes.
             try charge(1)
-            let length = try readLength()
+            let offset = position
+            let length = try readLEB()
             _ = try readLEB()
-            try charge(length / 64)
-            position += length
+            guard length <= UInt64(bytes.count - position) else {
+                throw CandidError(.malformed, "length \(length) exceeds the \(bytes.count - position) remaining bytes", offset: offset)
+            }
+            try charge(Int(length) / 64)
+            position += Int(length)
         }
     }
 
