@@ -179,6 +179,37 @@ import Testing
         #expect(skipped.kind == .limitExceeded)
     }
 
+    /// Linked lists nest one record and one option per element; the default depth allows about 127 elements,
+    /// and reaching the limit is an error, not a stack overflow (also in debug builds on secondary threads).
+    @Test func longLinkedListsStopAtTheDepthLimit() throws {
+        let environment = try CandidTypeEnvironment([
+            ("List", .opt(.record([CandidField("head", .nat), CandidField("tail", .named("List"))]))),
+        ])
+        func list(_ count: Int) -> CandidValue {
+            var value = CandidValue.opt(nil)
+            for index in 0..<count { value = .opt(.record(["head": .nat(BigUInt(UInt64(index))), "tail": value])) }
+            return value
+        }
+        let fits = try Candid.encode([list(120)], types: [.named("List")], environment: environment)
+        let decoded = try Candid.decode(fits, types: [.named("List")], environment: environment)
+        #expect(decoded == [list(120)])
+        #expect(Candid.print(arguments: decoded).count > 1000)
+        #expect(try Candid.parseArguments(Candid.print(arguments: decoded), types: [.named("List")], environment: environment) == decoded)
+        // 2,000 elements, written by hand (the encoder itself refuses values deeper than its limit).
+        let (first, second) = Candid.hash("head") < Candid.hash("tail") ? ("head", "tail") : ("tail", "head")
+        var tooDeep: [UInt8] = Array("DIDL".utf8) + [0x02, 0x6E, 0x01, 0x6C, 0x02]
+        tooDeep += LEB128.encoded(UInt64(Candid.hash(first))) + [first == "head" ? 0x7D : 0x00]
+        tooDeep += LEB128.encoded(UInt64(Candid.hash(second))) + [second == "head" ? 0x7D : 0x00]
+        tooDeep += [0x01, 0x00]
+        for _ in 0..<2_000 { tooDeep += [0x01, 0x07] }
+        tooDeep += [0x00]
+        #expect(throws: CandidError.self) { try Candid.encode([list(2_000)], types: [.named("List")], environment: environment) }
+        for types in [[CandidType.named("List")], nil, []] as [[CandidType]?] {
+            let error = try #require(throws: CandidError.self) { try Candid.decode(tooDeep, types: types, environment: environment) }
+            #expect(error.kind == .limitExceeded)
+        }
+    }
+
     @Test func tableSizeAndNumberLengthLimits() throws {
         var tooManyEntries: [UInt8] = Array("DIDL".utf8) + LEB128.encoded(UInt64(20_000))
         for _ in 0..<20_000 { tooManyEntries += [0x6E, 0x7F] }

@@ -36,10 +36,12 @@ public struct CandidDecoder: Sendable {
 extension Candid {
     /// Encodes an argument list. With `types` the values are checked against them (see `MessageEncoder` for the
     /// conversions allowed); without, each value is encoded at its `inferredType`.
+    /// `limits.maxDepth` bounds how deeply the values may nest.
     public static func encode(_ values: [CandidValue], types: [CandidType]? = nil,
-                              environment: CandidTypeEnvironment = CandidTypeEnvironment()) throws(CandidError) -> [UInt8] {
-        let (graph, references) = try TypeCompiler.compile(types ?? values.map(\.inferredType), in: environment)
-        return try MessageEncoder.encode(values, types: references, graph: graph)
+                              environment: CandidTypeEnvironment = CandidTypeEnvironment(),
+                              limits: CandidLimits = .default) throws(CandidError) -> [UInt8] {
+        let (graph, references) = try TypeCompiler.compile(types ?? values.map(\.inferredType), in: environment, maxDepth: limits.maxDepth)
+        return try MessageEncoder.encode(values, types: references, graph: graph, maxDepth: limits.maxDepth)
     }
 
     /// Decodes an argument list, at `types` when given, else at the wire types.
