@@ -30,4 +30,6 @@ let allBenchmarks: [Benchmark] = [
     .jsonParse,
     .cborDecode, .cborEncode, .cborDecodeCertificate,
     .blsVerify, .blsVerifyDecodedKey, .blsHashToG1, .blsDecodePublicKey, .blsDecodeSignature, .blsVerifyBatch16,
+    .candidDecode,
+    .candidEncode,
 ]

@@ -1,1 +1,0 @@
-// OmniCandid: placeholder until the target's first real file lands.

@@ -1,0 +1,518 @@
+/// A parsed text value before typing: number literals stay untyped until a type (or the default) fixes them.
+struct TextValue {
+    indirect enum Kind {
+        /// Digits with an optional leading `-` and `0x` prefix, underscores removed; or `nan`/`inf`/`-inf`.
+        case number(String, isFloat: Bool, isHex: Bool)
+        case bool(Bool)
+        case null
+        case text(String)
+        case blob([UInt8])
+        case opt(TextValue)
+        case vec([TextValue])
+        /// Sorted by id, ids unique.
+        case record([(label: CandidLabel, value: TextValue)])
+        case variant(CandidLabel, TextValue)
+        case principal(Principal)
+        case service(Principal)
+        case function(Principal, String)
+        case annotated(TextValue, CandidType)
+    }
+
+    var kind: Kind
+    /// Byte offset in the source, for error positions.
+    var offset: Int
+}
+
+/// A declaration of a `.did` file, in source order.
+enum CandidDeclaration {
+    case type(name: String, type: CandidType, offset: Int)
+    case importTypes(path: String, offset: Int)
+    case importService(path: String, offset: Int)
+}
+
+/// The main `service` of a `.did` file as written.
+struct CandidActorSyntax {
+    /// Constructor (init) arguments, for `service : (args) -> { … }`.
+    var initArguments: [CandidArgument]?
+    /// `.service(…)` or `.named(…)`.
+    var type: CandidType
+    var offset: Int
+}
+
+/// Recursive-descent parser over the token stream of one text. Every error carries line and column.
+struct CandidParser {
+    private let source: [UInt8]
+    private let tokens: [CandidToken]
+    private var index = 0
+    private var depth = 0
+    private let maxDepth: Int
+
+    init(_ source: [UInt8], maxDepth: Int = CandidLimits.default.maxDepth) throws(CandidError) {
+        self.source = source
+        self.maxDepth = maxDepth
+        do throws(CandidError) { tokens = try CandidLexer.tokenize(source) } catch {
+            throw CandidParser.locate(error, in: source)
+        }
+    }
+
+    static func locate(_ error: CandidError, in source: [UInt8]) -> CandidError {
+        guard let offset = error.offset, error.line == nil else { return error }
+        var located = error
+        (located.line, located.column) = lineAndColumn(of: offset, in: source)
+        located.offset = nil
+        return located
+    }
+
+    // MARK: Token helpers
+
+    private var current: CandidToken { tokens[index] }
+
+    private func peek(_ ahead: Int) -> CandidToken { tokens[min(index + ahead, tokens.count - 1)] }
+
+    private mutating func advance() -> CandidToken {
+        let token = tokens[index]
+        if index < tokens.count - 1 { index += 1 }
+        return token
+    }
+
+    func error(_ message: String, at offset: Int? = nil) -> CandidError {
+        CandidParser.locate(CandidError(.syntax, message, offset: offset ?? current.offset), in: source)
+    }
+
+    private func isSymbol(_ symbol: CandidToken.Symbol, _ token: CandidToken? = nil) -> Bool {
+        (token ?? current).kind == .symbol(symbol)
+    }
+
+    private func isKeyword(_ keyword: String, _ token: CandidToken? = nil) -> Bool {
+        let token = token ?? current
+        return token.kind == .identifier && token.text == keyword
+    }
+
+    private mutating func accept(_ symbol: CandidToken.Symbol) -> Bool {
+        guard isSymbol(symbol) else { return false }
+        _ = advance()
+        return true
+    }
+
+    private mutating func expect(_ symbol: CandidToken.Symbol, _ context: String) throws(CandidError) {
+        guard accept(symbol) else { throw error("expected '\(symbol.rawValue)' \(context), found \(describe(current))") }
+    }
+
+    private func describe(_ token: CandidToken) -> String {
+        switch token.kind {
+        case .identifier: return "'\(token.text)'"
+        case .number: return "number \(token.text)"
+        case .text: return "a text literal"
+        case .symbol(let symbol): return "'\(symbol.rawValue)'"
+        case .end: return "the end of the input"
+        }
+    }
+
+    mutating func expectEnd() throws(CandidError) {
+        guard current.kind == .end else { throw error("unexpected \(describe(current)) after the end") }
+    }
+
+    private mutating func enter() throws(CandidError) {
+        depth += 1
+        if depth > maxDepth { throw CandidParser.locate(CandidError(.limitExceeded, "nesting deeper than \(maxDepth)", offset: current.offset), in: source) }
+    }
+
+    /// Keywords that cannot be used as unquoted names (the lexical keywords of the Candid grammar).
+    private static let reservedWords: Set<String> = [
+        "null", "vec", "record", "variant", "func", "service", "oneway", "query", "composite_query", "blob", "type",
+        "import", "opt", "principal", "true", "false",
+    ]
+
+    private func isName(_ token: CandidToken) -> Bool {
+        token.kind == .text || (token.kind == .identifier && !CandidParser.reservedWords.contains(token.text))
+    }
+
+    private mutating func parseName(_ context: String) throws(CandidError) -> String {
+        let token = current
+        if token.kind == .identifier && !CandidParser.reservedWords.contains(token.text) {
+            _ = advance()
+            return token.text
+        }
+        if token.kind == .text {
+            _ = advance()
+            return try utf8Text(token)
+        }
+        throw error("expected \(context), found \(describe(token))")
+    }
+
+    private func utf8Text(_ token: CandidToken) throws(CandidError) -> String {
+        guard let text = String(validating: token.bytes, as: UTF8.self) else {
+            throw error("text literal is not valid UTF-8", at: token.offset)
+        }
+        return text
+    }
+
+    private func isFieldNumber(_ token: CandidToken) -> Bool {
+        token.kind == .number && !token.isFloat && !token.text.hasPrefix("-")
+    }
+
+    private func fieldNumber(_ token: CandidToken) throws(CandidError) -> UInt32 {
+        let value = token.isHex ? UInt32(token.text.dropFirst(2), radix: 16) : UInt32(token.text)
+        guard let value else { throw error("field id \(token.text) does not fit in 32 bits", at: token.offset) }
+        return value
+    }
+
+    /// A record/variant label: a number, an identifier or a quoted name.
+    private mutating func parseLabel() throws(CandidError) -> CandidLabel {
+        let token = current
+        if isFieldNumber(token) {
+            _ = advance()
+            return CandidLabel(id: try fieldNumber(token))
+        }
+        return CandidLabel(try parseName("a field name or number"))
+    }
+
+    // MARK: Values
+
+    /// `( value, … )` with optional trailing comma.
+    mutating func parseArguments() throws(CandidError) -> [TextValue] {
+        try expect(.leftParen, "to start the argument list")
+        var values: [TextValue] = []
+        while !isSymbol(.rightParen) {
+            values.append(try parseAnnotatedValue())
+            if !accept(.comma) { break }
+        }
+        try expect(.rightParen, "to close the argument list")
+        return values
+    }
+
+    mutating func parseAnnotatedValue() throws(CandidError) -> TextValue {
+        let value = try parseValue()
+        guard accept(.colon) else { return value }
+        let type = try parseType()
+        return TextValue(kind: .annotated(value, type), offset: value.offset)
+    }
+
+    mutating func parseValue() throws(CandidError) -> TextValue {
+        try enter()
+        defer { depth -= 1 }
+        let token = current
+        let offset = token.offset
+        switch token.kind {
+        case .number:
+            _ = advance()
+            return TextValue(kind: .number(token.text, isFloat: token.isFloat, isHex: token.isHex), offset: offset)
+        case .text:
+            _ = advance()
+            guard let text = String(validating: token.bytes, as: UTF8.self) else {
+                throw error("text is not valid Unicode (use blob \"…\" for bytes)", at: offset)
+            }
+            return TextValue(kind: .text(text), offset: offset)
+        case .symbol(.leftParen):
+            _ = advance()
+            let value = try parseAnnotatedValue()
+            try expect(.rightParen, "to close the parenthesised value")
+            return value
+        case .identifier:
+            _ = advance()
+            switch token.text {
+            case "true": return TextValue(kind: .bool(true), offset: offset)
+            case "false": return TextValue(kind: .bool(false), offset: offset)
+            case "null": return TextValue(kind: .null, offset: offset)
+            case "nan", "NaN", "inf", "infinity":
+                return TextValue(kind: .number(token.text.lowercased().hasPrefix("n") ? "nan" : "inf", isFloat: true, isHex: false), offset: offset)
+            case "opt":
+                return TextValue(kind: .opt(try parseValue()), offset: offset)
+            case "vec":
+                try expect(.leftBrace, "after 'vec'")
+                var elements: [TextValue] = []
+                while !isSymbol(.rightBrace) {
+                    elements.append(try parseAnnotatedValue())
+                    if !accept(.semicolon) { break }
+                }
+                try expect(.rightBrace, "to close the vector")
+                return TextValue(kind: .vec(elements), offset: offset)
+            case "record":
+                return TextValue(kind: .record(try parseRecordFields()), offset: offset)
+            case "variant":
+                try expect(.leftBrace, "after 'variant'")
+                guard !isSymbol(.rightBrace) else { throw error("a variant value needs exactly one case") }
+                let label = try parseLabel()
+                let value = accept(.equals) ? try parseAnnotatedValue() : TextValue(kind: .null, offset: current.offset)
+                _ = accept(.semicolon)
+                try expect(.rightBrace, "to close the variant (a variant value has exactly one case)")
+                return TextValue(kind: .variant(label, value), offset: offset)
+            case "blob":
+                guard current.kind == .text else { throw error("expected a text literal after 'blob'") }
+                return TextValue(kind: .blob(advance().bytes), offset: offset)
+            case "principal":
+                return TextValue(kind: .principal(try parsePrincipalLiteral()), offset: offset)
+            case "service":
+                return TextValue(kind: .service(try parsePrincipalLiteral()), offset: offset)
+            case "func":
+                let principal = try parsePrincipalLiteral()
+                try expect(.dot, "between the function's principal and method name")
+                let method = try parseName("a method name")
+                return TextValue(kind: .function(principal, method), offset: offset)
+            default:
+                throw error("unexpected '\(token.text)' where a value was expected", at: offset)
+            }
+        default:
+            throw error("expected a value, found \(describe(token))")
+        }
+    }
+
+    private mutating func parsePrincipalLiteral() throws(CandidError) -> Principal {
+        let token = current
+        guard token.kind == .text else { throw error("expected a principal in quotes, found \(describe(token))") }
+        _ = advance()
+        do throws(CandidError) { return try Principal(text: try utf8Text(token)) } catch {
+            throw self.error(error.message, at: token.offset)
+        }
+    }
+
+    /// `{ label = value; value; … }`: positional fields take the previous id + 1 (starting at 0).
+    private mutating func parseRecordFields() throws(CandidError) -> [(label: CandidLabel, value: TextValue)] {
+        try expect(.leftBrace, "after 'record'")
+        let start = current.offset
+        var fields: [(label: CandidLabel, value: TextValue)] = []
+        var nextId: UInt64 = 0
+        while !isSymbol(.rightBrace) {
+            let token = current
+            if (isFieldNumber(token) || isName(token)) && isSymbol(.equals, peek(1)) {
+                let label = try parseLabel()
+                _ = advance()
+                fields.append((label, try parseAnnotatedValue()))
+                nextId = UInt64(label.id) + 1
+            } else {
+                guard nextId <= UInt64(UInt32.max) else { throw error("positional field id exceeds 32 bits") }
+                fields.append((CandidLabel(id: UInt32(nextId)), try parseAnnotatedValue()))
+                nextId += 1
+            }
+            if !accept(.semicolon) { break }
+        }
+        try expect(.rightBrace, "to close the record")
+        return try sortedUnique(fields, at: start)
+    }
+
+    private func sortedUnique<T>(_ fields: [(label: CandidLabel, value: T)], at offset: Int) throws(CandidError) -> [(label: CandidLabel, value: T)] {
+        let sorted = fields.sorted { $0.label.id < $1.label.id }
+        for (a, b) in zip(sorted, sorted.dropFirst()) where a.label.id == b.label.id {
+            let names = [a.label, b.label].map(\.quotedDescription)
+            throw error(names[0] == names[1] ? "duplicate field \(names[0])" : "fields \(names[0]) and \(names[1]) have the same hash \(a.label.id)", at: offset)
+        }
+        return sorted
+    }
+
+    // MARK: Types
+
+    mutating func parseType() throws(CandidError) -> CandidType {
+        try enter()
+        defer { depth -= 1 }
+        let token = current
+        guard token.kind == .identifier else { throw error("expected a type, found \(describe(token))") }
+        _ = advance()
+        if let primitive = CandidType.primitives[token.text] { return primitive }
+        switch token.text {
+        case "opt": return .opt(try parseType())
+        case "vec": return .vec(try parseType())
+        case "blob": return .blob
+        case "record": return .record(try parseFieldTypes(isRecord: true))
+        case "variant": return .variant(try parseFieldTypes(isRecord: false))
+        case "func": return .function(try parseFunctionType())
+        case "service": return .service(try parseActorType())
+        default:
+            guard !CandidParser.reservedWords.contains(token.text) else {
+                throw error("unexpected '\(token.text)' where a type was expected", at: token.offset)
+            }
+            return .named(token.text)
+        }
+    }
+
+    private mutating func parseFieldTypes(isRecord: Bool) throws(CandidError) -> [CandidField] {
+        try expect(.leftBrace, isRecord ? "after 'record'" : "after 'variant'")
+        let start = current.offset
+        var fields: [(label: CandidLabel, value: CandidType)] = []
+        var nextId: UInt64 = 0
+        while !isSymbol(.rightBrace) {
+            let token = current
+            if (isFieldNumber(token) || isName(token)) && isSymbol(.colon, peek(1)) {
+                let label = try parseLabel()
+                _ = advance()
+                fields.append((label, try parseType()))
+                nextId = UInt64(label.id) + 1
+            } else if !isRecord {
+                fields.append((try parseLabel(), .null))
+            } else {
+                guard nextId <= UInt64(UInt32.max) else { throw error("positional field id exceeds 32 bits") }
+                fields.append((CandidLabel(id: UInt32(nextId)), try parseType()))
+                nextId += 1
+            }
+            if !accept(.semicolon) { break }
+        }
+        try expect(.rightBrace, isRecord ? "to close the record type" : "to close the variant type")
+        _ = try sortedUnique(fields, at: start)
+        return fields.map { CandidField($0.label, $0.value) }
+    }
+
+    /// `( [name :] type, … )`.
+    mutating func parseTupleType() throws(CandidError) -> [CandidArgument] {
+        let start = current.offset
+        try expect(.leftParen, "to start the argument types")
+        var arguments: [CandidArgument] = []
+        while !isSymbol(.rightParen) {
+            if isName(current) && isSymbol(.colon, peek(1)) {
+                let name = try parseName("an argument name")
+                _ = advance()
+                arguments.append(CandidArgument(try parseType(), name: name))
+            } else {
+                arguments.append(CandidArgument(try parseType()))
+            }
+            if !accept(.comma) { break }
+        }
+        try expect(.rightParen, "to close the argument types")
+        let names = arguments.compactMap(\.name)
+        if Set(names).count != names.count {
+            throw error("duplicate argument name", at: start)
+        }
+        return arguments
+    }
+
+    mutating func parseFunctionType() throws(CandidError) -> CandidFunctionType {
+        let arguments = try parseTupleType()
+        try expect(.arrow, "between argument and result types")
+        let results = try parseTupleType()
+        var modes: [CandidFunctionType.Mode] = []
+        while current.kind == .identifier, let mode = CandidFunctionType.Mode(rawValue: current.text) {
+            _ = advance()
+            modes.append(mode)
+        }
+        return CandidFunctionType(arguments: arguments, results: results, modes: modes)
+    }
+
+    mutating func parseActorType() throws(CandidError) -> CandidServiceType {
+        try expect(.leftBrace, "to start the service's methods")
+        var methods: [CandidServiceType.Method] = []
+        var seen: Set<String> = []
+        while !isSymbol(.rightBrace) {
+            let offset = current.offset
+            let name = try parseName("a method name")
+            guard seen.insert(name).inserted else { throw error("duplicate method \(CandidLabel.quoted(name))", at: offset) }
+            try expect(.colon, "after the method name")
+            if isSymbol(.leftParen) {
+                methods.append(.init(name, .function(try parseFunctionType())))
+            } else {
+                let reference = current
+                guard reference.kind == .identifier, !CandidParser.reservedWords.contains(reference.text) else {
+                    throw error("expected a function type or the name of one, found \(describe(reference))")
+                }
+                _ = advance()
+                methods.append(.init(name, .named(reference.text)))
+            }
+            if !accept(.semicolon) { break }
+        }
+        try expect(.rightBrace, "to close the service")
+        return CandidServiceType(methods)
+    }
+
+    // MARK: Programs
+
+    /// `<def>;* <actor>?` of a `.did` file.
+    mutating func parseProgram() throws(CandidError) -> (declarations: [CandidDeclaration], actor: CandidActorSyntax?) {
+        let declarations = try parseDeclarations()
+        var actor: CandidActorSyntax?
+        if isKeyword("service") {
+            let offset = current.offset
+            _ = advance()
+            if current.kind == .identifier && !isSymbol(.colon) { _ = advance() }
+            try expect(.colon, "after 'service'")
+            var initArguments: [CandidArgument]?
+            if isSymbol(.leftParen) {
+                initArguments = try parseTupleType()
+                try expect(.arrow, "after the service's init arguments")
+            }
+            let type: CandidType
+            if isSymbol(.leftBrace) {
+                type = .service(try parseActorType())
+            } else {
+                let reference = current
+                guard reference.kind == .identifier, !CandidParser.reservedWords.contains(reference.text) else {
+                    throw error("expected a service type or the name of one, found \(describe(reference))")
+                }
+                _ = advance()
+                type = .named(reference.text)
+            }
+            _ = accept(.semicolon)
+            actor = CandidActorSyntax(initArguments: initArguments, type: type, offset: offset)
+        }
+        try expectEnd()
+        return (declarations, actor)
+    }
+
+    private mutating func parseDeclarations() throws(CandidError) -> [CandidDeclaration] {
+        var declarations: [CandidDeclaration] = []
+        while true {
+            let offset = current.offset
+            if isKeyword("type") {
+                _ = advance()
+                let name = current
+                guard name.kind == .identifier, !CandidParser.reservedWords.contains(name.text),
+                      CandidType.primitives[name.text] == nil else {
+                    throw error("expected a type name, found \(describe(name))")
+                }
+                _ = advance()
+                try expect(.equals, "after the type name")
+                declarations.append(.type(name: name.text, type: try parseType(), offset: offset))
+            } else if isKeyword("import") {
+                _ = advance()
+                let isService = isKeyword("service")
+                if isService { _ = advance() }
+                let path = current
+                guard path.kind == .text else { throw error("expected the imported file in quotes") }
+                _ = advance()
+                let text = try utf8Text(path)
+                declarations.append(isService ? .importService(path: text, offset: offset) : .importTypes(path: text, offset: offset))
+            } else {
+                return declarations
+            }
+            if !accept(.semicolon) { return declarations }
+        }
+    }
+
+    /// A `.test.did` file: definitions, then `assert …;` lines.
+    mutating func parseTestFile() throws(CandidError) -> (declarations: [CandidDeclaration], assertions: [CandidTestAssertion]) {
+        let declarations = try parseDeclarations()
+        var assertions: [CandidTestAssertion] = []
+        while isKeyword("assert") {
+            let line = lineAndColumn(of: current.offset, in: source).line
+            _ = advance()
+            let input = try parseTestInput()
+            let kind: CandidTestAssertion.Kind
+            if accept(.colon) {
+                kind = .accepts
+            } else if accept(.notColon) {
+                kind = .rejects
+            } else if accept(.equalEqual) {
+                kind = .equal(try parseTestInput())
+                try expect(.colon, "before the assertion's types")
+            } else if accept(.notEqual) {
+                kind = .notEqual(try parseTestInput())
+                try expect(.colon, "before the assertion's types")
+            } else {
+                throw error("expected ':', '!:', '==' or '!=' in the assertion")
+            }
+            let types = try parseTupleType().map(\.type)
+            var description: String?
+            if current.kind == .text { description = try utf8Text(advance()) }
+            assertions.append(CandidTestAssertion(input: input, kind: kind, types: types, description: description, line: line))
+            if !accept(.semicolon) { break }
+        }
+        try expectEnd()
+        return (declarations, assertions)
+    }
+
+    private mutating func parseTestInput() throws(CandidError) -> CandidTestAssertion.Input {
+        if isKeyword("blob") {
+            _ = advance()
+            guard current.kind == .text else { throw error("expected a text literal after 'blob'") }
+            return .blob(advance().bytes)
+        }
+        guard current.kind == .text else { throw error("expected a text or blob input") }
+        return .text(try utf8Text(advance()))
+    }
+}
