@@ -33,8 +33,17 @@ deps:
 	  fi; \
 	fi
 
-# Python peers for the differential tests (only what is missing is installed).
+# What the tests run besides omni: zsh and fish (completion scripts are checked in real shells) and the Python
+# peers for the differential tests. Only what is missing is installed.
+TEST_APT_PACKAGES := zsh fish
 test-deps: deps
+	@if ! command -v zsh >/dev/null || ! command -v fish >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TEST_APT_PACKAGES) >/dev/null; \
+	  else \
+	    echo "missing test packages; run: sudo apt-get install -y $(TEST_APT_PACKAGES)"; exit 1; \
+	  fi; \
+	fi
 	@$(PYTHON) -c "import websockets, cbor2, pyblst, sr25519, cryptography, ic" 2>/dev/null || \
 	  $(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/Peers/requirements.txt
 

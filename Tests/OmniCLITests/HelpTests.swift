@@ -79,3 +79,23 @@ import OmniCodec
 }
 
 import OmniTestSupport
+
+@Suite struct ShellSyntaxTests {
+    /// zsh and fish parse their scripts (`-n`), and fish completes through the real `complete -C`.
+    @Test func zshAndFishAcceptTheScripts() throws {
+        for (shell, path) in [("zsh", "/usr/bin/zsh"), ("fish", "/usr/bin/fish")] {
+            #expect(FileManager.default.isExecutableFile(atPath: path), "\(shell) is needed: make test-deps installs it")
+            let script = FileManager.default.temporaryDirectory.appendingPathComponent("omni-\(shell)-\(UUID())")
+            try run(["completions", shell]).stdout.write(to: script, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: script) }
+            let check = try Subprocess.run(path, ["-n", script.path])
+            #expect(check.status == 0, "\(shell) -n: \(check.stderrText)")
+        }
+        let script = run(["completions", "fish"]).stdout
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("omni-fish-\(UUID()).fish")
+        try script.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let completed = try Subprocess.run("/usr/bin/fish", ["-c", "source \(file.path); complete -C 'tool sample echo --mode '"])
+        #expect(completed.stdoutText.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }.sorted() == ["fast", "slow"])
+    }
+}

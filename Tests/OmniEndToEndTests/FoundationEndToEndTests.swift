@@ -85,3 +85,28 @@ import OmniTestSupport
         #expect(!result.stderrText.contains("\u{1B}["))
     }
 }
+
+@Suite struct InterruptEndToEndTests {
+    /// A command blocked on stdin exits 130 promptly on SIGINT (and 143 on SIGTERM).
+    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func signalsExitQuickly(signal: Int32, expected: Int32) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Omni.executable)
+        process.arguments = ["ic", "bls", "verify", "--batch", "-"]
+        process.environment = Omni.environment()
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { try? input.fileHandleForWriting.close() }
+        Thread.sleep(forTimeInterval: 0.3)  // let it reach the blocking read
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(!process.isRunning, "omni did not exit within 5 s of the signal")
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == expected)
+    }
+}

@@ -166,7 +166,7 @@ struct CompletionGenerator {
             for option in node.options where option.takesValue {
                 let words = valueWords(option.completion)
                 for flag in flags(option) {
-                    out += "        \(shellQuote(node.path + "|" + flag))) reply=(\(words.isEmpty ? "__value__" : words)));;\n"
+                    out += "        \(shellQuote(node.path + "|" + flag))) reply=(\(words.isEmpty ? "__value__" : words));;\n"
                 }
             }
         }
