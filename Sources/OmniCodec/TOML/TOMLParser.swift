@@ -172,7 +172,7 @@ struct TOMLParser {
     }
 
     func validateUTF8() throws(CodecError) {
-        let invalid = CBORReader.firstInvalidUTF8(bytes)
+        let invalid = UTF8Validation.firstInvalidByte(bytes)
         if invalid < bytes.count { throw error("invalid UTF-8", at: invalid) }
     }
 
