@@ -73,7 +73,6 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import cbor2
-import pyblst
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -622,11 +621,6 @@ class HttpError(Exception):
 # The replica
 # ---------------------------------------------------------------------------------------------------------------
 
-class Node:
-    def __init__(self, keys):
-        self.key = NodeKey(keys.take("node"))
-
-
 class RequestRecord:
     def __init__(self, sender, effective_id, outcome, expiry):
         self.sender = sender
@@ -884,9 +878,10 @@ class Replica:
         content = envelope["content"]
         if not isinstance(content, collections.abc.Mapping):
             raise HttpError(400, "Malformed request: content must be a map")
+        # cbor2 decodes arrays under the self-describe tag as tuples
         common = {"request_type": str, "sender": bytes, "ingress_expiry": int, "nonce": bytes}
         if request_type == "read_state":
-            fields = dict(common, paths=list)
+            fields = dict(common, paths=(list, tuple))
             required = {"request_type", "sender", "ingress_expiry", "paths"}
         else:
             fields = dict(common, canister_id=bytes, method_name=str, arg=bytes)
@@ -895,7 +890,7 @@ class Replica:
             if name not in fields:
                 raise HttpError(400, f"Malformed request: unsupported content field {name!r}")
             if not isinstance(content[name], fields[name]) or isinstance(content[name], bool):
-                raise HttpError(400, f"Malformed request: content.{name} must be {fields[name].__name__}")
+                raise HttpError(400, f"Malformed request: content.{name} has the wrong type")
         missing = required - set(content)
         if missing:
             raise HttpError(400, f"Malformed request: missing content fields {sorted(missing)}")
@@ -911,7 +906,7 @@ class Replica:
             if len(paths) > MAX_PATHS:
                 raise HttpError(400, f"Malformed request: {len(paths)} paths, at most {MAX_PATHS} allowed")
             for path in paths:
-                if not isinstance(path, list) or len(path) > MAX_PATH_LABELS or \
+                if not isinstance(path, (list, tuple)) or len(path) > MAX_PATH_LABELS or \
                         not all(isinstance(label, bytes) for label in path):
                     raise HttpError(400, "Failed to parse requested paths: each path must be at most 127 blobs")
         return envelope, content
@@ -961,7 +956,7 @@ class Replica:
         def fail(reason):
             raise HttpError(400, f"Failed to authenticate request 0x{rid_text} due to: Invalid delegation: {reason}")
 
-        if not isinstance(delegations, list) or not delegations:
+        if not isinstance(delegations, (list, tuple)) or not delegations:
             fail("sender_delegation must be a non-empty array")
         if len(delegations) > MAX_DELEGATIONS:
             fail(f"chain of {len(delegations)} delegations, at most {MAX_DELEGATIONS} allowed")
@@ -983,7 +978,7 @@ class Replica:
                                      f"Local replica time: {format_ic_time(now)}")
             targets = delegation.get("targets")
             if targets is not None:
-                if not isinstance(targets, list) or len(targets) > MAX_TARGETS or \
+                if not isinstance(targets, (list, tuple)) or len(targets) > MAX_TARGETS or \
                         not all(isinstance(t, bytes) for t in targets):
                     fail(f"delegation {index}: targets must be at most {MAX_TARGETS} principals")
                 if target not in targets:
@@ -1055,6 +1050,10 @@ class Replica:
                 if endpoint == "call_v2":
                     return 200, cbor_tagged(reject)
                 return 200, cbor_tagged(dict(reject, status="non_replicated_rejection"))
+            # Forget requests 5 minutes after their expiry, as the IC may.
+            horizon = self.now() - MAX_INGRESS_TTL_NS
+            for old in [r for r, rec in self.requests.items() if rec.expiry < horizon]:
+                del self.requests[old]
             record = RequestRecord(content["sender"], ecid, outcome, content["ingress_expiry"])
             record.polls_left = self.config["call_polls"]
             self.requests[rid] = record
@@ -1197,7 +1196,10 @@ class Handler(BaseHTTPRequestHandler):
                 self.rfile.readline()
         length = int(self.headers.get("Content-Length") or 0)
         if length > MAX_BODY_BYTES:
-            raise HttpError(413, f"Payload Too Large: request body of {length} bytes, at most {MAX_BODY_BYTES}")
+            if length <= 16 * MAX_BODY_BYTES:  # drain it, so the client sees the 413 instead of a broken pipe
+                while length > 0:
+                    length -= len(self.rfile.read(min(length, 65536)) or b"x" * length)
+            raise HttpError(413, f"Payload Too Large: request body over {MAX_BODY_BYTES} bytes")
         return self.rfile.read(length)
 
     def send(self, status, body, content_type, api=True):
