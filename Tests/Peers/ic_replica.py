@@ -956,8 +956,8 @@ class Replica:
         def fail(reason):
             raise HttpError(400, f"Failed to authenticate request 0x{rid_text} due to: Invalid delegation: {reason}")
 
-        if not isinstance(delegations, (list, tuple)) or not delegations:
-            fail("sender_delegation must be a non-empty array")
+        if not isinstance(delegations, (list, tuple)):
+            fail("sender_delegation must be an array")
         if len(delegations) > MAX_DELEGATIONS:
             fail(f"chain of {len(delegations)} delegations, at most {MAX_DELEGATIONS} allowed")
         for index, signed in enumerate(delegations):
@@ -1033,7 +1033,7 @@ class Replica:
         else:
             response = {"status": "rejected", "reject_code": outcome.reject_code,
                         "reject_message": outcome.reject_message, "error_code": outcome.error_code or ""}
-        response["signatures"] = self.query_signatures({k: v for k, v in response.items()}, rid, self.now())
+        response["signatures"] = self.query_signatures(dict(response), rid, self.now())
         return 200, cbor_tagged(response)
 
     def handle_call(self, endpoint, ecid_text, body):

@@ -795,6 +795,10 @@ def check_endpoints(checks, replica):
     status, text, _ = query(cycle, "greet", candid_arg_text("x"))
     checks.ok("delegation cycle: 400", status == 400 and b"appears twice" in text)
     content = query_content(ed, canister, "greet", candid_arg_text("x"))
+    body = cbor2.dumps(cbor2.CBORTag(55799, dict(ed.authenticate({"content": content}, rih(content)),
+                                                 sender_delegation=[])))
+    status, text = replica.post(f"/api/v3/canister/{text_of(canister)}/query", body)
+    checks.ok("empty sender_delegation array is accepted", status == 200)
     body = cbor2.dumps(cbor2.CBORTag(55799, {"content": content, "sender_pubkey": ed.der,
                                              "sender_sig": ed.sign(b"\x0aic-request" + bytes(32))}))
     status, text = replica.post(f"/api/v3/canister/{text_of(canister)}/query", body)
