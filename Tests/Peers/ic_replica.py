@@ -44,6 +44,7 @@ Switches (config keys; CLI flag = --key-with-dashes):
   disabled_endpoints       list of call_v2|call_v3|call_v4|query_v2|query_v3|read_state_v2|read_state_v3|
                            subnet_read_state_v2|subnet_read_state_v3|status: answered with 404 (--no-call-v4 = call_v4)
   check_expiry             validate ingress_expiry (default on)
+  require_self_describe_tag  refuse request bodies without the CBOR tag 55799 (default on; the IC itself is lenient)
   anonymous_expiry_exempt  accept any ingress_expiry on anonymous query/read_state (the spec allows it)
 Startup-only flags: --no-delegation (certificates signed by the root key; subnet = root subnet), --nodes N,
   --seed HEX (deterministic keys), --canister-config FILE (JSON canister model), --port, --verbose.
@@ -580,6 +581,7 @@ SWITCHES = {
     "clock_skew_s": (float, 0.0, None),
     "disabled_endpoints": (list, [], ENDPOINT_NAMES),
     "check_expiry": (bool, True, None),
+    "require_self_describe_tag": (bool, True, None),
     "anonymous_expiry_exempt": (bool, False, None),
 }
 
@@ -861,7 +863,7 @@ class Replica:
     # --- request validation ----------------------------------------------------------------------------------
 
     def decode_envelope(self, body, request_type):
-        if not body.startswith(SELF_DESCRIBE_TAG):
+        if self.config["require_self_describe_tag"] and not body.startswith(SELF_DESCRIBE_TAG):
             raise HttpError(400, "Could not parse body as CBOR: the self-describe tag 55799 (d9d9f7) is missing")
         stream = io.BytesIO(body)
         try:

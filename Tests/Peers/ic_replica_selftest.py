@@ -1114,6 +1114,35 @@ def check_switches(checks, replica, keys):
     checks.ok("control: reset_config restores startup switches", view["config"]["foreign_range"] is False)
 
 
+def check_icpy_interop(checks, replica):
+    """Requests built and signed by ic-py (a third-party agent: untagged CBOR, null signature fields for anonymous)
+    are accepted. ic-py's own query path cannot read tagged responses with cbor2 6 (it wants a plain dict), so its
+    queries are posted here; updates go through ic-py end to end (v2 call + read_state polling)."""
+    from ic.agent import Agent, sign_request
+    from ic.candid import Types, encode
+    from ic.client import Client
+    from ic.identity import Identity
+
+    canister = replica.info["canister_id"]
+    replica.control(require_self_describe_tag=False)
+    try:
+        for name, identity in (("Ed25519", Identity()), ("anonymous", Identity(anonymous=True))):
+            request = {"request_type": "query", "sender": identity.sender().bytes, "canister_id": replica.canister,
+                       "method_name": "greet", "arg": encode([{"type": Types.Text, "value": name}]),
+                       "ingress_expiry": expiry()}
+            rid, body = sign_request(request, identity)
+            status, data = replica.post(f"/api/v2/canister/{canister}/query", body)
+            response = cbor2.loads(data) if status == 200 else {}
+            checks.ok(f"ic-py {name} query: accepted, same request id", status == 200 and rid == rih(request)
+                      and candid_reply(response["reply"]["arg"]) == f"Hello, {name}!", data[:200])
+            before = replica.state()["counter"]
+            agent = Agent(identity, Client(url=replica.info["url"]))
+            reply = agent.update_raw(canister, "counter", encode([]), delay=0.02, timeout=5)
+            checks.ok(f"ic-py {name} update with polling", reply[0]["value"] == before + 1, str(reply))
+    finally:
+        replica.control(require_self_describe_tag=True)
+
+
 def check_root_subnet_mode(checks, seed):
     replica = Running("--no-delegation", "--no-call-v4", "--nodes", "2", seed=seed)
     try:
@@ -1169,6 +1198,7 @@ def main():
     try:
         checks.ok("--seed makes keys deterministic", replica.root_der == first.root_key.der)
         keys = section("endpoints", check_endpoints, checks, replica)
+        section("ic-py interoperability", check_icpy_interop, checks, replica)
         if keys:
             section("switches", check_switches, checks, replica, keys)
         else:
