@@ -18,14 +18,14 @@ Endpoints:
   POST /api/v2/canister/<ecid>/call                202, or 200 + CBOR reject for non-replicated rejections
   POST /api/v2|v3/canister/<ecid>/read_state       {certificate}
   POST /api/v2|v3/subnet/<esid>/read_state         {certificate}
-  GET  /_control                                   JSON {config, stats, node_ids, counter}
+  GET  /_control                                   JSON {config, stats, node_ids, counter, requests}
   POST /_control                                   JSON object of switches to set, plus optional "action":
                                                    "rotate_node_keys" | "reset_config" | "reset_stats" | "reset_state"
 
 Switches (config keys; CLI flag = --key-with-dashes):
   ranges_layout            auto|old|sharded|both: canister ranges revealed in the delegation certificate. auto = like the
                            IC: /subnet/<sid>/canister_ranges for v2 read_state and v3 call, sharded
-                           /canister_ranges/<sid>/<shard> for v3 read_state and v4 call
+                           /canister_ranges/<sid>/<shard> for v3 read_state (canister and subnet) and v4 call
   bad_bls                  off|certificate|delegation: sign that certificate over a wrong root hash
   foreign_range            the subnet's published ranges (delegation and own tree) exclude the canister
   stale_time_s             certificate /time = replica time - this many seconds
@@ -1295,6 +1295,10 @@ class Handler(BaseHTTPRequestHandler):
             with replica.lock:
                 replica.stats["errors"] += 1
             return self.send_text(error.status, error.message)
+        except (ValueError, TypeError, KeyError, AttributeError) as error:  # hostile shapes the checks did not name
+            with replica.lock:
+                replica.stats["errors"] += 1
+            return self.send_text(400, f"Malformed request: {type(error).__name__}: {error}")
         self.send(status, payload, "application/cbor")
 
 
