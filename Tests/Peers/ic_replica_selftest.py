@@ -16,8 +16,10 @@ import http.client
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import zlib
 
@@ -504,8 +506,14 @@ class Running:
         return decode_tagged(data, "read_state response")["certificate"]
 
     def close(self):
+        """Closes stdin (the replica's stop signal); returns its exit status, or None if it had to be killed."""
         self.process.stdin.close()
-        self.process.wait(timeout=10)
+        try:
+            return self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            return None
 
 
 class Checks:
@@ -1144,8 +1152,24 @@ def check_icpy_interop(checks, replica):
 
 
 def check_root_subnet_mode(checks, seed):
-    replica = Running("--no-delegation", "--no-call-v4", "--nodes", "2", seed=seed)
+    config_path = os.path.join(tempfile.mkdtemp(prefix="ic_replica_selftest."), "canister.json")
+    with open(config_path, "w") as file:
+        json.dump({"methods": {"hello": {"kind": "query", "behavior": "fixed",
+                                         "reply_hex": candid_arg_text("hi").hex()},
+                               "greet_update": {"kind": "update", "behavior": "greet"},
+                               "greet": {"kind": "query", "behavior": "greet"}},
+                   "candid": "service : { hello : () -> (text) query }", "counter": 41}, file)
+    replica = Running("--no-delegation", "--no-call-v4", "--nodes", "2", "--canister-config", config_path, seed=seed)
     try:
+        body, rid = envelope(Anonymous(), query_content(Anonymous(), replica.canister, "hello", b"DIDL\x00\x00"))
+        status, data = replica.post(f"/api/v3/canister/{text_of(replica.canister)}/query", body)
+        tree = verify_certificate(replica.certificate(Anonymous(), [[b"canister", replica.canister, b"metadata",
+                                                                     b"candid:service"]]),
+                                  replica.root_der, time.time_ns(), replica.canister)["tree"]
+        checks.ok("--canister-config: fixed reply, given candid:service, initial counter",
+                  candid_reply(decode_tagged(data, "q")["reply"]["arg"]) == "hi"
+                  and lookup([b"canister", replica.canister, b"metadata", b"candid:service"], tree)[1]
+                  == b"service : { hello : () -> (text) query }" and replica.state()["counter"] == 41)
         anonymous, ed = Anonymous(), Ed25519Identity()
         root = replica.root_der
         checks.ok("--no-delegation: subnet is the root subnet (self-authenticating id of the root key)",
@@ -1169,8 +1193,12 @@ def check_root_subnet_mode(checks, seed):
         status, data = replica.post(f"/api/v3/canister/{text_of(replica.canister)}/query", body)
         verify_query(decode_tagged(data, "q"), rid, node_keys(facts), time.time_ns())
         checks.ok("--no-delegation: verified query", True)
+        replica.process.terminate()
+        checks.ok("SIGTERM stops the replica", replica.process.wait(timeout=10) == 0)
     finally:
-        replica.close()
+        if replica.process.poll() is None:
+            replica.close()
+        shutil.rmtree(os.path.dirname(config_path), ignore_errors=True)
 
 
 def main():
@@ -1204,7 +1232,7 @@ def main():
         else:
             checks.ok("switches ran", False, "skipped: the endpoint checks did not return node keys")
     finally:
-        replica.close()
+        checks.ok("closing stdin stops the replica", replica.close() == 0)
     section("root subnet mode", check_root_subnet_mode, checks, arguments.seed)
     elapsed = time.monotonic() - started
     print(f"ic_replica_selftest: {checks.passed} passed, {len(checks.failed)} failed in {elapsed:.1f} s "
