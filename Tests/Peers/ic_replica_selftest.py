@@ -722,6 +722,11 @@ def check_endpoints(checks, replica):
     checks.ok("subnet read_state v3: sharded ranges in the subnet's own tree", len(found) == 2 and not pruned)
     metrics = lookup([b"subnet", subnet, b"metrics"], facts["tree"])
     checks.ok("subnet read_state v3: metrics CBOR", metrics[0] == "found" and 0 in cbor2.loads(metrics[1]))
+    facts = verify_certificate(replica.certificate(anonymous, [[b"subnet", subnet, b"canister_ranges"]], 2,
+                                                   subnet=True), root, now(), subnet=subnet)
+    checks.ok("subnet read_state v2: old ranges in the delegation and the subnet's own tree",
+              facts["delegation"]["old_ranges"] is not None
+              and lookup([b"subnet", subnet, b"canister_ranges"], facts["tree"])[0] == "found")
     status, _ = replica.read_state(anonymous, [[b"time"]], 3, effective=canister, subnet=True)
     checks.ok("subnet read_state with a canister id as subnet: 400", status == 400)
     status, _ = replica.read_state(anonymous, [[b"subnet", subnet, b"metrics"]], 3)
@@ -1093,7 +1098,11 @@ def check_switches(checks, replica, keys):
     status_signed, _ = replica.post(f"/api/v3/canister/{text_of(canister)}/query", envelope(ed, content)[0])
     checks.ok("anonymous_expiry_exempt: anonymous accepted, signed refused",
               status_anonymous == 200 and status_signed == 400)
-    replica.control(anonymous_expiry_exempt=False)
+    replica.control(anonymous_expiry_exempt=False, check_expiry=False)
+    content = query_content(ed, canister, "greet", candid_arg_text("x"), ingress_expiry=1)
+    status_signed, _ = replica.post(f"/api/v3/canister/{text_of(canister)}/query", envelope(ed, content)[0])
+    checks.ok("check_expiry=false: any expiry accepted", status_signed == 200)
+    replica.control(check_expiry=True)
 
     # oversized and slow responses
     replica.control(oversize_mib=2)
@@ -1120,6 +1129,10 @@ def check_switches(checks, replica, keys):
     checks.ok("control: set with reset_config applies after the reset", view["config"]["foreign_range"] is True)
     view = replica.control(action="reset_config")
     checks.ok("control: reset_config restores startup switches", view["config"]["foreign_range"] is False)
+    view = replica.control(action="reset_stats")
+    checks.ok("control: reset_stats", view["stats"] == {})
+    view = replica.control(action="reset_state")
+    checks.ok("control: reset_state forgets requests and the counter", view["counter"] == 0 and view["requests"] == 0)
 
 
 def check_icpy_interop(checks, replica):
