@@ -11,10 +11,12 @@ Stdout: ONE JSON line, then nothing:
 Lives until stdin reaches EOF or SIGTERM (--no-stdin-watch: SIGTERM only).
 
 Endpoints:
-  GET  /api/v2/status                              CBOR {ic_api_version, impl_version, root_key, replica_health_status, certified_height}
+  GET  /api/v2/status                              CBOR {ic_api_version, impl_version, root_key,
+                                                   replica_health_status, certified_height}
   POST /api/v2|v3/canister/<ecid>/query            verified-query responses with node signatures
   POST /api/v4|v3/canister/<ecid>/call             synchronous: 200 {status: "replied", certificate} or
-                                                   {status: "non_replicated_rejection", ...}; 202 while polls are pending
+                                                   {status: "non_replicated_rejection", ...};
+                                                   202 while polls are pending
   POST /api/v2/canister/<ecid>/call                202, or 200 + CBOR reject for non-replicated rejections
   POST /api/v2|v3/canister/<ecid>/read_state       {certificate}
   POST /api/v2|v3/subnet/<esid>/read_state         {certificate}
@@ -23,8 +25,8 @@ Endpoints:
                                                    "rotate_node_keys" | "reset_config" | "reset_stats" | "reset_state"
 
 Switches (config keys; CLI flag = --key-with-dashes):
-  ranges_layout            auto|old|sharded|both: canister ranges revealed in the delegation certificate. auto = like the
-                           IC: /subnet/<sid>/canister_ranges for v2 read_state and v3 call, sharded
+  ranges_layout            auto|old|sharded|both: canister ranges revealed in the delegation certificate.
+                           auto = like the IC: /subnet/<sid>/canister_ranges for v2 read_state and v3 call, sharded
                            /canister_ranges/<sid>/<shard> for v3 read_state (canister and subnet) and v4 call
   bad_bls                  off|certificate|delegation: sign that certificate over a wrong root hash
   foreign_range            the subnet's published ranges (delegation and own tree) exclude the canister
