@@ -71,7 +71,7 @@ public struct ConnectCodec: Sendable {
         let direction = try reader.field("dir") { (reader: inout NoritoReader) throws(CodecError) in try Self.readDirection(&reader) }
         let sequence = try reader.field("seq") { (reader: inout NoritoReader) throws(CodecError) in try reader.u64("value") }
         let kind = try reader.field("kind") { (reader: inout NoritoReader) throws(CodecError) -> ConnectFrame.Kind in
-            try reader.taggedBody("kind") { (reader: inout NoritoReader, tag: UInt32) throws(CodecError) -> ConnectFrame.Kind in
+            try reader.taggedBody("body") { (reader: inout NoritoReader, tag: UInt32) throws(CodecError) -> ConnectFrame.Kind in
                 switch tag {
                 case 0:
                     return .control(try readControl(&reader))

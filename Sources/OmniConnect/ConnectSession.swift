@@ -69,6 +69,16 @@ public struct ConnectSession: Sendable {
 
     // MARK: - Keys
 
+    /// Uses traffic keys obtained elsewhere (decoding a captured session).
+    public mutating func installKeys(_ keys: ConnectDirectionKeys) {
+        self.keys = keys
+    }
+
+    /// Continues a session whose peer frames up to `sequence` were already seen.
+    public mutating func expectInbound(after sequence: UInt64) {
+        lastInboundSequence = sequence
+    }
+
     /// Derives the traffic keys from our X25519 key and the peer's public key.
     public mutating func establishKeys(privateKey: X25519.PrivateKey, peerPublicKey: [UInt8]) throws(ConnectError) {
         keys = try ConnectCrypto.keySchedule(privateKey: privateKey, peerPublicKey: peerPublicKey, sid: sid).keys

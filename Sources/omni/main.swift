@@ -9,6 +9,7 @@ let tool = CommandLineTool(
         abstract: "Verified Internet Computer calls, Candid, Iroha Connect, TrUAPI, App Attest and ird from one CLI.",
         subcommands: [
             VersionCommand.command,
+            ConnectCommands.group,
         ]),
     topics: HelpTopics.all,
     configParser: { _, path in [:] },

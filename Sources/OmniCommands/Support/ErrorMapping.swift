@@ -1,5 +1,6 @@
 import OmniCLI
 import OmniCodec
+import OmniConnect
 import OmniCrypto
 import OmniSystem
 import OmniTransport
@@ -22,6 +23,16 @@ public enum ErrorMapping {
             }
         case let error as TransportError:
             return transport(error)
+        case let error as ConnectError:
+            let exitCode: ExitCode = switch error.kind {
+            case .malformed: .malformedInput
+            case .protocolViolation, .verificationFailed: .failure
+            case .rejected, .remote: .rejected
+            case .unauthorized: .unauthorized
+            case .timeout: .network
+            case .configuration: .configuration
+            }
+            return ErrorReport(kind: error.kind.rawValue, message: error.description, exitCode: exitCode)
         case let error as SystemError:
             // A local file could not be written or read (permissions, disk full): the environment, not the input.
             return ErrorReport(kind: "file_system", message: error.description, exitCode: .configuration)
