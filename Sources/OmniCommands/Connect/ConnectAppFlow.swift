@@ -58,7 +58,7 @@ enum ConnectAppFlow {
             case .session(let registration):
                 let sid = ConnectText.base64URL(registration.sid)
                 var text = "Session \(sid)\nWallet URI: \(registration.walletURI)"
-                if invocation.outputFormat == .text, invocation.streams.stdoutIsTerminal, let qr = QRCode.terminalText(registration.walletURI) {
+                if invocation.outputFormat == .text, invocation.streams.stdoutIsTerminal, let qr = ConnectQRTerminal.terminalText(registration.walletURI) {
                     text += "\n" + qr
                 }
                 invocation.emit(ConnectEventLine("session", [("sid", .string(sid)), ("wallet_uri", .string(registration.walletURI)),

@@ -1,9 +1,9 @@
-/// A QR code (ISO/IEC 18004) in byte mode with error-correction level L, for showing a wallet URI on a terminal.
+/// A QR code (ISO/IEC 18004) in byte mode with error-correction level L, for handing a wallet URI over.
 /// Versions 1–40; the mask is the one with the lowest penalty score.
-struct QRCode {
-    let size: Int
+public struct ConnectQRCode: Sendable {
+    public let size: Int
     /// modules[y][x], true = dark.
-    private(set) var modules: [[Bool]]
+    public private(set) var modules: [[Bool]]
     private var isFunction: [[Bool]]
 
     /// Error-correction codewords per block and block counts for level L, versions 1…40.
@@ -13,7 +13,7 @@ struct QRCode {
                                      8, 9, 9, 10, 12, 12, 12, 13, 14, 15, 16, 17, 18, 19, 19, 20, 21, 22, 24, 25]
 
     /// The code for `bytes`, or nil when they exceed version 40's capacity.
-    init?(bytes: [UInt8]) {
+    public init?(bytes: [UInt8]) {
         var chosen: Int?
         for version in 1...40 {
             let countBits = version <= 9 ? 8 : 16
@@ -280,31 +280,5 @@ struct QRCode {
         let total = size * size
         score += ((abs(dark * 20 - total * 10) + total - 1) / total - 1) * 10
         return score
-    }
-
-    // MARK: - Rendering
-
-    /// Two module rows per line with half blocks, light modules drawn (for dark terminal backgrounds), with a
-    /// quiet zone. Nil when the text does not fit a QR code.
-    static func terminalText(_ text: String) -> String? {
-        guard let code = QRCode(bytes: Array(text.utf8)) else { return nil }
-        let quiet = 2
-        let span = code.size + quiet * 2
-        func light(_ x: Int, _ y: Int) -> Bool {
-            let (mx, my) = (x - quiet, y - quiet)
-            guard (0..<code.size).contains(mx), (0..<code.size).contains(my) else { return true }
-            return !code.modules[my][mx]
-        }
-        var lines: [String] = []
-        for y in stride(from: 0, to: span, by: 2) {
-            var line = ""
-            for x in 0..<span {
-                let top = light(x, y)
-                let bottom = y + 1 < span ? light(x, y + 1) : false
-                line += top && bottom ? "█" : top ? "▀" : bottom ? "▄" : " "
-            }
-            lines.append(line)
-        }
-        return lines.joined(separator: "\n")
     }
 }
