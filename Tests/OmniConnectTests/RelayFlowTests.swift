@@ -17,7 +17,7 @@ final class RelayHarness: @unchecked Sendable {
         configuration.networkID = networkID
         configure(&configuration)
         var serverConfiguration = HTTPServer.Configuration()
-        serverConfiguration.shutdownGracePeriod = 0.5
+        serverConfiguration.shutdownGracePeriod = 0.1
         server = try HTTPServer(configuration: serverConfiguration)
         try server.start()
         url = "http://127.0.0.1:\(server.port)"
