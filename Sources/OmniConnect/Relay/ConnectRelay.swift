@@ -270,9 +270,11 @@ public final class ConnectRelay: @unchecked Sendable {
                     if case .terminated = result.0 { sessions[join.sid] = nil }
                     return result
                 }
+                // A session that is gone was ended by another thread, which also closes this socket (after its
+                // Close frame, so this thread must not close first).
                 guard let (disposition, actions) = outcome else {
-                    _ = try? socket.close(code: WebSocketCloseCode(1000), reason: "connect: session ended", timeout: 1)
-                    return
+                    onEvent(.dropped(sid: sidText, role: join.role, reason: "session already ended"))
+                    continue
                 }
                 switch disposition {
                 case .dropped(let reason): onEvent(.dropped(sid: sidText, role: join.role, reason: reason))
