@@ -1,4 +1,5 @@
 import Foundation
+import OmniCodec
 import OmniConnect
 import OmniCrypto
 import OmniTransport
@@ -86,6 +87,62 @@ final class RelayHarness: @unchecked Sendable {
         }
         #expect(close.code == 1000)
         #expect(harness.terminations().allSatisfy { $0 == "connect_session_purged" })
+    }
+
+    /// The app pings while the wallet is away; a late wallet still answers every ping, so the relay's heartbeat
+    /// never fires and the session completes.
+    @Test func keepAlivePingsWhileWaiting() throws {
+        let harness = try RelayHarness(networkID: Self.network) { $0.heartbeatInterval = 0.3; $0.pingMissTolerance = 2 }
+        let client = try ToriiConnectClient(node: harness.url, generation: .genB, http: HTTPClient())
+        let account = Ed25519.PrivateKey()
+        let accountID = try IrohaAccountID(ed25519PublicKey: account.publicKey.rawRepresentation)
+        var options = ConnectAppOptions(constraints: .network(Self.network), request: .transaction(txBytes: [7]))
+        options.timeout = 20
+        options.pingInterval = 0.05
+        let walletResult = WalletThread()
+        let outcome = try ConnectApp(client: client, options: options).run(events: { event in
+            guard case .session(let registration) = event else { return }
+            walletResult.start {
+                Thread.sleep(forTimeInterval: 0.5)
+                var walletOptions = ConnectWalletOptions(uri: try ConnectURI(parsing: registration.walletURI, generation: .genB),
+                                                         accountKey: account, accountID: accountID, decision: .approve)
+                walletOptions.autoSign = true
+                walletOptions.pingInterval = 0.05
+                walletOptions.timeout = 20
+                return try ConnectWallet(options: walletOptions).run(events: { _ in })
+            }
+        })
+        guard case .signed(let signature, _) = outcome else {
+            Issue.record("expected a signature, got \(outcome)")
+            return
+        }
+        #expect(try account.publicKey.isValidSignature(signature.bytes, for: ConnectSignRequest.irohaHash([7])))
+        _ = try walletResult.wait()
+        #expect(!harness.events.contains { if case .heartbeatTimeout = $0 { true } else { false } })
+    }
+
+    /// A node that answers for another identity is refused.
+    @Test func substitutedRegistrationIsRefused() throws {
+        let server = try HTTPServer()
+        try server.start()
+        defer { server.stop() }
+        let url = "http://127.0.0.1:\(server.port)"
+        server.route("POST", "/v1/connect/session") { request in
+            let body = try JSONValue.parse(request.body)
+            var answer = JSONObject()
+            answer["sid"] = body["sid"]
+            answer["network_id"] = .string(try ConnectNetworkID(bytes: [UInt8](repeating: 0x42, count: 32)).typedLiteral)
+            answer["app_pk"] = body["app_pk"]
+            answer["nonce"] = body["nonce"]
+            for key in ["wallet_uri", "token_app", "token_wallet", "token_management", "token_relay"] { answer[key] = "x" }
+            return .json(JSONValue.object(answer).serialized())
+        }
+        let client = try ToriiConnectClient(node: url, generation: .genB, http: HTTPClient())
+        let error = try #require(throws: ConnectError.self) {
+            try client.createSession(constraints: .network(Self.network), appPublicKey: SecureRandom.bytes(32), nonce: ConnectCrypto.makeNonce())
+        }
+        #expect(error.kind == .remote)
+        #expect(error.message.contains("refusing the substitution"))
     }
 
     @Test func rejectEndsTheSession() throws {

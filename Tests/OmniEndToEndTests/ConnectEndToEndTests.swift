@@ -70,6 +70,101 @@ import Testing
         #expect(relay.events.contains { $0["event"] == "terminated" && $0["reason"] == "connect_rejected" })
     }
 
+    @Test func genAProfileFlow() throws {
+        let work = try WorkDirectory()
+        let relay = try RelayProcess(["--profile", "gen-a", "--chain-id", "omni-test"])
+        let key = try work.accountKey()
+        try work.write("msg.bin", [0xde, 0xad])
+        let app = try BackgroundOmni(["connect", "app", "--profile", "gen-a", "--node", relay.url, "--chain-id", "omni-test", "--output", "json",
+                                      "sign-raw", "--domain-tag", "legacy", "--data", "@" + work.path("msg.bin")])
+        let session = try app.line { $0["event"] == "session" }
+        let uri = session["wallet_uri"]?.stringValue ?? ""
+        #expect(uri.hasPrefix("iroha://connect?sid="))
+        #expect(uri.contains("chain_id=omni-test"))
+        try work.write("uri.txt", Array(uri.utf8))
+        let wallet = try Omni.run(["connect", "wallet", "--profile", "gen-a", "--uri", "@" + work.path("uri.txt"), "--account-key", key.path,
+                                   "--approve", "--auto-sign", "--allow-domain", "legacy", "--output", "json"])
+        #expect(wallet.status == 0, "\(wallet.stderrText)")
+        #expect(try app.waitForExit() == 0, "\(app.stderrText)")
+        #expect(try app.jsonLines().last?["event"] == "result")
+        _ = try relay.stop()
+    }
+
+    // MARK: - Codec, key and URI commands against the vectors
+
+    @Test func commandsReproduceTheVectors() throws {
+        let work = try WorkDirectory()
+        // sid: the upstream Gen B vector.
+        let upstream = try JSONValue.parse(Vectors.text("connect/upstream/gen-b/session_vectors.json"))
+        let sid = try Omni.run(["connect", "sid", "--network-id", upstream["network_id_hex"]?.stringValue ?? "", "--app-pk",
+                                upstream["app_pk_base64url"]?.stringValue ?? "", "--nonce", upstream["nonce_hex"]?.stringValue ?? "",
+                                "--output", "json"])
+        #expect(try JSONValue.parse(sid.stdoutText)["sid"] == upstream["sid_base64url"])
+
+        // uri build: Fearless' wallet URI from its parts.
+        let fearless = try JSONValue.parse(Vectors.text("connect/upstream/gen-b/fearless_uranai_exchange.json"))
+        let expected = fearless["wallet_uri"]?.stringValue ?? ""
+        let parsed = try Omni.run(["connect", "uri", "parse", expected, "--show-secrets", "--output", "json"])
+        #expect(parsed.status == 0, "\(parsed.stderrText)")
+        let fields = try JSONValue.parse(parsed.stdoutText)
+        try work.write("token", Array((fields["token"]?.stringValue ?? "").utf8), mode: 0o600)
+        try work.write("relay", Array((fields["relay_token"]?.stringValue ?? "").utf8), mode: 0o600)
+        let built = try Omni.run(["connect", "uri", "build", "--network-id", fearless["network_id_literal"]?.stringValue ?? "",
+                                  "--app-pk", fields["app_pk"]?.stringValue ?? "", "--nonce", fields["nonce"]?.stringValue ?? "",
+                                  "--node", "https://taira.sora.org", "--token", "@" + work.path("token"), "--relay-token", "@" + work.path("relay")])
+        #expect(built.stdoutText == expected + "\n", "\(built.stderrText)")
+        let redacted = try Omni.run(["connect", "uri", "parse", expected, "--output", "json"])
+        #expect(try JSONValue.parse(redacted.stdoutText)["token"] == "<redacted>")
+
+        // derive-keys: the derived Gen B session's traffic keys from the app's key file.
+        let session = try JSONValue.parse(Vectors.text("connect/derived/gen-b_session.json"))
+        try work.write("app.key", Array((session["inputs"]?["app_x25519_sk_hex"]?.stringValue ?? "").utf8), mode: 0o600)
+        let keys = try Omni.run(["connect", "derive-keys", "--sk", "@" + work.path("app.key"), "--peer-pk",
+                                 session["derived"]?["wallet_pk_hex"]?.stringValue ?? "", "--sid", session["derived"]?["sid_base64url"]?.stringValue ?? "",
+                                 "--show-secrets", "--output", "json"])
+        let derived = try JSONValue.parse(keys.stdoutText)
+        #expect(derived["k_app"] == session["derived"]?["k_app_hex"])
+        #expect(derived["k_wallet"] == session["derived"]?["k_wallet_hex"])
+        #expect(derived["session_key"] == session["derived"]?["session_key_hex"])
+        let hidden = try Omni.run(["connect", "derive-keys", "--sk", "@" + work.path("app.key"), "--peer-pk",
+                                   session["derived"]?["wallet_pk_hex"]?.stringValue ?? "", "--sid", session["derived"]?["sid_base64url"]?.stringValue ?? "",
+                                   "--output", "json"])
+        #expect(try JSONValue.parse(hidden.stdoutText)["k_app"] == "<redacted>")
+
+        // frame decode → encode round trip of a vector frame.
+        let approve = session["control_frames"]?.arrayValue?.first { $0["name"] == "approve" }?["frame_hex"]?.stringValue ?? ""
+        let decoded = try Omni.run(["connect", "frame", "decode", approve, "--output", "json"])
+        let reencoded = try Omni.run(["connect", "frame", "encode", decoded.stdoutText])
+        #expect(reencoded.stdoutText == approve + "\n", "\(reencoded.stderrText)")
+
+        // keygen: the key file is private.
+        _ = try work.accountKey()
+        let attributes = try FileManager.default.attributesOfItem(atPath: work.path("account.pem"))
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    }
+
+    @Test func sessionStatusAndDeleteCommands() throws {
+        let work = try WorkDirectory()
+        let relay = try RelayProcess(["--network-id", Self.network])
+        let session = try work.createSession(relay: relay)
+        let saved = work.path("session-status.json")
+        try work.write("session-status.json", Array(session.saved.serialized().utf8), mode: 0o600)
+        let status = try Omni.run(["connect", "session", "status", "--node", relay.url, "--management-token", "@" + saved, "--output", "json"])
+        #expect(status.status == 0, "\(status.stderrText)")
+        #expect(try JSONValue.parse(status.stdoutText)["approved"] == false)
+        try work.write("wrong", Array("not-the-token".utf8), mode: 0o600)
+        let refused = try Omni.run(["connect", "session", "status", "--node", relay.url, "--sid", session.sid, "--management-token",
+                                    "@" + work.path("wrong")])
+        #expect(refused.status == 6)
+        let deleted = try Omni.run(["connect", "session", "delete", "--node", relay.url, "--management-token", "@" + saved, "--output", "json"])
+        #expect(try JSONValue.parse(deleted.stdoutText)["existed"] == true)
+        let again = try Omni.run(["connect", "session", "delete", "--node", relay.url, "--management-token", "@" + saved, "--output", "json"])
+        #expect(try JSONValue.parse(again.stdoutText)["existed"] == false)
+        let literal = try Omni.run(["connect", "session", "status", "--node", relay.url, "--sid", session.sid, "--management-token", "token"])
+        #expect(literal.status == 2)
+        _ = try relay.stop()
+    }
+
     // MARK: - The relay's refusals
 
     @Test func relayRefusesBadTokens() throws {

@@ -96,6 +96,8 @@ final class RelaySession {
     func attach(_ socket: WebSocketConnection, role: ConnectRole, now: Date) -> [RelayAction] {
         sockets[role] = socket
         lastActivity = now
+        // Pings buffered while the role was away reach it only now: their pong clock starts now.
+        pendingPings[role] = pendingPings[role]?.map { (nonce: $0.nonce, sent: now) }
         let pending = buffers.removeValue(forKey: role) ?? []
         bufferedBytes -= pending.reduce(0) { $0 + $1.count }
         return pending.map { .send(socket, $0) }
