@@ -16,7 +16,6 @@ import OmniCrypto
 /// BLAKE2b-256 is BLAKE2b with a 32-byte digest (not truncated BLAKE2b-512, which the Gen A JS and Python SDKs
 /// used by mistake — `legacyTruncatedSID` reproduces that for comparison only).
 public enum ConnectCrypto {
-    public static let keyByteCount = 32
     public static let nonceByteCount = 16
 
     // MARK: - Session id

@@ -106,8 +106,6 @@ public enum ConnectCommands {
     static func secretText(_ value: String, show: Bool) -> JSONValue { .string(show ? value : redacted) }
 
     static func httpClient() -> HTTPClient { HTTPClient() }
-
-    static func jsonLine(_ pairs: KeyValuePairs<String, JSONValue>) -> JSONValue { .object(pairs) }
 }
 
 /// One streamed event: a JSON line for scripts, a short line for people.

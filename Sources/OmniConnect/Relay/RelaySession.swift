@@ -32,7 +32,7 @@ enum RelayAction {
 }
 
 /// Why a frame was not relayed, for the relay's event log.
-public enum RelayDisposition: Equatable, Sendable {
+enum RelayDisposition: Equatable, Sendable {
     case relayed
     case buffered
     case dropped(String)
@@ -61,7 +61,6 @@ final class RelaySession {
     /// Pings relayed to a role that it has not answered yet.
     private var pendingPings: [ConnectRole: [(nonce: UInt64, sent: Date)]] = [:]
     private(set) var lastActivity: Date
-    let created: Date
     private(set) var terminated = false
 
     init(sid: [UInt8], generation: ConnectGeneration, constraints: ConnectConstraints, appPublicKey: [UInt8]?, tokens: [ConnectTokenKind: String],
@@ -76,7 +75,6 @@ final class RelaySession {
         tokenHashes = tokens.mapValues { _ in [] }
         for (kind, token) in tokens { tokenHashes[kind] = ConnectCrypto.tokenHash(kind: kind, sid: sid, token: token) }
         lastActivity = now
-        created = now
     }
 
     // MARK: - Tokens and attachment
