@@ -19,10 +19,10 @@ enum ConnectAppFlow {
     """
 
     static let appKey = ConnectSessionCreateCommand.appKey
-    static let timeout = Option<Duration>("timeout", help: "Give up after this long (the whole exchange).", default: .seconds(300),
+    static let timeout = Option<Duration>("timeout", valueName: "DURATION", help: "Give up after this long (the whole exchange).", default: .seconds(300), defaultDescription: "300s",
                                           environment: "OMNI_CONNECT_TIMEOUT", config: "connect.timeout", group: "Connect")
-    static let pingInterval = Option<Duration>("ping-interval", help: "Keep-alive ping period while waiting for the wallet.",
-                                               default: .seconds(30), group: "Connect")
+    static let pingInterval = Option<Duration>("ping-interval", valueName: "DURATION", help: "Keep-alive ping period while waiting for the wallet.",
+                                               default: .seconds(30), defaultDescription: "30s", group: "Connect")
     static let metaName = Option<String>("meta-name", valueName: "NAME", help: "App name shown to the wallet (Open.app_meta).", group: "Connect")
     static let metaURL = Option<String>("meta-url", valueName: "URL", help: "App URL shown to the wallet.", group: "Connect")
     static let advertise = Option<String>("advertise-node", valueName: "URL",

@@ -56,6 +56,7 @@ public enum ConnectCommands {
 
     static let profile = Option<Profile>("profile", valueName: "PROFILE",
                                          help: "Wire generation: gen-b (current Torii) or gen-a (March 2026).", default: .genB,
+                                         defaultDescription: "gen-b",
                                          environment: "OMNI_CONNECT_PROFILE", config: "connect.profile", group: "Connect")
     static let node = Option<String>("node", valueName: "URL", help: "Torii (or relay) base URL, e.g. http://127.0.0.1:8080.",
                                      environment: "OMNI_CONNECT_NODE", config: "connect.node", group: "Connect")
@@ -67,7 +68,7 @@ public enum ConnectCommands {
     static let showSecrets = Flag("show-secrets", help: "Print private keys and tokens instead of <redacted>.")
     static let tokenTransport = Option<ConnectTokenTransport>(
         "token-transport", valueName: "HOW", help: "How the WebSocket token is presented: Bearer header, subprotocol, or both.",
-        default: nil, group: "Connect")
+        defaultDescription: "header for the app, subprotocol for the wallet", group: "Connect")
 
     static let redacted = "<redacted>"
 

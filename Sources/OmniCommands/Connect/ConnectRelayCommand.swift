@@ -6,14 +6,14 @@ import OmniTransport
 enum ConnectRelayCommand {
     static let listen = Option<String>("listen", valueName: "HOST:PORT", help: "Loopback address to serve on (port 0 picks one).",
                                        default: "127.0.0.1:8080")
-    static let sessionTTL = Option<Duration>("session-ttl", help: "Idle time before a session is closed with 4001.", default: .seconds(300),
+    static let sessionTTL = Option<Duration>("session-ttl", valueName: "DURATION", help: "Idle time before a session is closed with 4001.", default: .seconds(300), defaultDescription: "300s",
                                              group: "Limits")
-    static let heartbeat = Option<Duration>("heartbeat-interval", help: "How long a relayed ping may wait for its pong.",
-                                            default: .seconds(30), group: "Limits")
-    static let pingMisses = Option<Int>("ping-miss-tolerance", help: "Late pings that close a socket with 4003.", default: 3,
+    static let heartbeat = Option<Duration>("heartbeat-interval", valueName: "DURATION", help: "How long a relayed ping may wait for its pong.",
+                                            default: .seconds(30), defaultDescription: "30s", group: "Limits")
+    static let pingMisses = Option<Int>("ping-miss-tolerance", valueName: "N", help: "Late pings that close a socket with 4003.", default: 3,
                                         group: "Limits")
-    static let frameMax = Option<Int>("frame-max-bytes", help: "Largest frame accepted.", default: 64_000, group: "Limits")
-    static let bufferMax = Option<Int>("buffer-max-bytes", help: "Bytes buffered per session for an absent peer.", default: 262_144,
+    static let frameMax = Option<Int>("frame-max-bytes", valueName: "N", help: "Largest frame accepted.", default: 64_000, group: "Limits")
+    static let bufferMax = Option<Int>("buffer-max-bytes", valueName: "N", help: "Bytes buffered per session for an absent peer.", default: 262_144,
                                        group: "Limits")
 
     static let command = Command(

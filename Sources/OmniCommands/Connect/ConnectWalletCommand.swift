@@ -17,7 +17,7 @@ enum ConnectWalletCommand {
     static let allowDomain = Option<String>("allow-domain", valueName: "TAG", help: "A domain tag raw requests may use (repeatable).",
                                             repeating: true)
     static let walletNode = Option<String>("node", valueName: "URL", help: "Join through this node instead of the URI's.")
-    static let timeout = Option<Duration>("timeout", help: "Give up after this long.", default: .seconds(300),
+    static let timeout = Option<Duration>("timeout", valueName: "DURATION", help: "Give up after this long.", default: .seconds(300), defaultDescription: "300s",
                                           environment: "OMNI_CONNECT_TIMEOUT", config: "connect.timeout")
 
     static let command = Command(
