@@ -32,7 +32,8 @@ public enum ErrorMapping {
             case .timeout: .network
             case .configuration: .configuration
             }
-            return ErrorReport(kind: error.kind.rawValue, message: error.description, exitCode: exitCode)
+            return ErrorReport(kind: error.kind == .malformed ? "malformed_input" : error.kind.rawValue, message: error.description,
+                               exitCode: exitCode)
         case let error as SystemError:
             // A local file could not be written or read (permissions, disk full): the environment, not the input.
             return ErrorReport(kind: "file_system", message: error.description, exitCode: .configuration)
