@@ -26,6 +26,7 @@ var commandLayer: [Target] { [
     .target(name: "OmniCLI", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: swiftSettings),
     .target(name: "OmniCommands", dependencies: [
         "OmniCLI", "OmniCodec", "OmniSystem", "OmniCrypto", "OmniTransport", "OmniCandid", "OmniBLS", "COmniShims",
+        "OmniConnect",
     ], swiftSettings: swiftSettings),
 ] }
 
@@ -33,6 +34,7 @@ var commandLayer: [Target] { [
 var domains: [Target] { [
     .target(name: "OmniCandid", dependencies: ["OmniCodec"], swiftSettings: swiftSettings),
     .target(name: "OmniBLS", dependencies: ["CBLS12381", "OmniCodec", "OmniCrypto"], swiftSettings: swiftSettings),
+    .target(name: "OmniConnect", dependencies: ["OmniCodec", "OmniCrypto", "OmniTransport", "OmniSystem"], swiftSettings: swiftSettings),
 ] }
 
 // MARK: - Shared layers: codecs, files and directories, crypto, transports
@@ -63,5 +65,6 @@ var tests: [Target] { [
     .testTarget(name: "OmniCLITests", dependencies: ["OmniCLI", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniCandidTests", dependencies: ["OmniCandid", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniBLSTests", dependencies: ["OmniBLS", "OmniCrypto", "OmniTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "OmniConnectTests", dependencies: ["OmniConnect", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniEndToEndTests", dependencies: ["omni", "OmniTestSupport"], swiftSettings: swiftSettings),
 ] }

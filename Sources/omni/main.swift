@@ -9,6 +9,7 @@ let tool = CommandLineTool(
         abstract: "Verified Internet Computer calls, Candid, Iroha Connect, TrUAPI, App Attest and ird from one CLI.",
         subcommands: [
             ICCommands.group,
+            ConnectCommands.group,
             VersionCommand.command,
         ]),
     topics: HelpTopics.all,

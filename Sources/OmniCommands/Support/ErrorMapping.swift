@@ -1,6 +1,7 @@
 import OmniBLS
 import OmniCLI
 import OmniCodec
+import OmniConnect
 import OmniCrypto
 import OmniSystem
 import OmniTransport
@@ -27,6 +28,17 @@ public enum ErrorMapping {
             // Thrown only for bytes that cannot be a point at all (length, DER prefix); commands turn decodable but
             // invalid points into verdicts themselves.
             return ErrorReport(kind: "malformed_input", message: error.description, exitCode: .malformedInput)
+        case let error as ConnectError:
+            let exitCode: ExitCode = switch error.kind {
+            case .malformed: .malformedInput
+            case .protocolViolation, .verificationFailed: .failure
+            case .rejected, .remote: .rejected
+            case .unauthorized: .unauthorized
+            case .timeout: .network
+            case .configuration: .configuration
+            }
+            return ErrorReport(kind: error.kind == .malformed ? "malformed_input" : error.kind.rawValue, message: error.description,
+                               exitCode: exitCode)
         case let error as SystemError:
             // A local file could not be written or read (permissions, disk full): the environment, not the input.
             return ErrorReport(kind: "file_system", message: error.description, exitCode: .configuration)

@@ -1,0 +1,29 @@
+import OmniCLI
+import OmniCodec
+import OmniConnect
+
+enum ConnectFrameEncodeCommand {
+    static let description = Argument<String>("JSON", help: "The frame as 'frame decode --output json' prints it (literal, @FILE or -).",
+                                              source: .content)
+
+    static let command = Command(
+        "encode", abstract: "Encode a frame from its JSON description (sealing 'payload' with --key).",
+        discussion: """
+        The JSON has sid, dir, seq and one of: control {type: open|approve|reject|close|ping|pong|server_event, …}, \
+        ciphertext {aead} (sent as given), or payload {type: sign_request_raw|…} which is encrypted with --key. Prints \
+        the frame as hex.
+        """,
+        options: [ConnectFrameDecodeCommand.key, ConnectCommands.profile], arguments: [description.spec],
+        examples: [Example("omni connect frame encode '{\"sid\":\"…\",\"dir\":\"app_to_wallet\",\"seq\":\"2\",\"control\":{\"type\":\"ping\",\"nonce\":\"7\"}}'",
+                           "A Ping frame.")]
+    ) { invocation in
+        let generation = try ConnectCommands.generation(invocation)
+        let text = try invocation.argument(description) ?? ""
+        let json = try JSONValue.parse(text, limits: JSONLimits(maxDepth: 16, maxBytes: 1 << 20))
+        let keys = try ConnectCommands.secret(invocation, ConnectFrameDecodeCommand.key).map(ConnectFrameDecodeCommand.keys)
+        let frame = try ConnectJSON.frame(from: json, generation: generation, keys: keys)
+        let bytes = ConnectCodec(generation: generation).encode(frame)
+        let hex = ConnectText.hex(bytes)
+        return .output(SimpleOutput(text: hex, json: .object(["frame": .string(hex), "length": .int(bytes.count)])))
+    }
+}

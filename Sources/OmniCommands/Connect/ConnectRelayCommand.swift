@@ -1,0 +1,106 @@
+import OmniCLI
+import OmniCodec
+import OmniConnect
+import OmniTransport
+
+enum ConnectRelayCommand {
+    static let listen = Option<String>("listen", valueName: "HOST:PORT", help: "Loopback address to serve on (port 0 picks one).",
+                                       default: "127.0.0.1:8080")
+    static let sessionTTL = Option<Duration>("session-ttl", valueName: "DURATION", help: "Idle time before a session is closed with 4001.", default: .seconds(300), defaultDescription: "300s",
+                                             group: "Limits")
+    static let heartbeat = Option<Duration>("heartbeat-interval", valueName: "DURATION", help: "How long a relayed ping may wait for its pong.",
+                                            default: .seconds(30), defaultDescription: "30s", group: "Limits")
+    static let pingMisses = Option<Int>("ping-miss-tolerance", valueName: "N", help: "Late pings that close a socket with 4003.", default: 3,
+                                        group: "Limits")
+    static let frameMax = Option<Int>("frame-max-bytes", valueName: "N", help: "Largest frame accepted.", default: 64_000, group: "Limits")
+    static let bufferMax = Option<Int>("buffer-max-bytes", valueName: "N", help: "Bytes buffered per session for an absent peer.", default: 262_144,
+                                       group: "Limits")
+
+    static let command = Command(
+        "relay", abstract: "Run a local Torii-compatible Connect relay (never decrypts).",
+        discussion: """
+        Serves POST /v1/connect/session, GET /v1/connect/ws, DELETE /v1/connect/session/{sid} and \
+        GET /v1/connect/status with Torii's rules: only token hashes are kept and tokens are one-time; frames must \
+        travel in their sender's direction with contiguous sequence numbers (duplicates are dropped); Open and \
+        Approve are validated (gen-b: network, app key, approval signature); plaintext Close/Reject after approval \
+        are dropped; a violation terminates the session with Close 4002 to both sides; idle sessions close with \
+        4001 and unanswered pings with 4003. With --output json the first stdout line is \
+        {"event":"ready","url":...}, then one line per relay event. SIGINT/SIGTERM stop it cleanly.
+        """,
+        options: [listen, ConnectCommands.networkID, ConnectCommands.chainID, ConnectCommands.profile, sessionTTL, heartbeat, pingMisses,
+                  frameMax, bufferMax],
+        examples: [Example("omni connect relay --listen 127.0.0.1:0 --network-id 4141…41 --output json",
+                           "Prints {\"event\":\"ready\",\"url\":\"http://127.0.0.1:PORT\"} and serves until Ctrl-C.")]
+    ) { invocation in
+        let generation = try ConnectCommands.generation(invocation)
+        var configuration = ConnectRelayConfiguration()
+        configuration.generation = generation
+        configuration.networkID = try invocation.value(ConnectCommands.networkID).map { try ConnectNetworkID(parsing: $0) }
+        if let chain = try invocation.value(ConnectCommands.chainID) { configuration.chainID = chain }
+        configuration.sessionTTL = try invocation.value(sessionTTL)?.secondsValue ?? 300
+        configuration.heartbeatInterval = try invocation.value(heartbeat)?.secondsValue ?? 30
+        configuration.pingMissTolerance = max(1, try invocation.value(pingMisses) ?? 3)
+        configuration.frameMaxBytes = max(256, try invocation.value(frameMax) ?? 64_000)
+        configuration.sessionBufferMaxBytes = max(0, try invocation.value(bufferMax) ?? 262_144)
+
+        let (host, port) = try address(try invocation.value(listen) ?? "127.0.0.1:8080", invocation)
+        var serverConfiguration = HTTPServer.Configuration()
+        serverConfiguration.addresses = [host]
+        serverConfiguration.port = port
+        serverConfiguration.shutdownGracePeriod = 1
+        let server = try HTTPServer(configuration: serverConfiguration)
+        let relay = ConnectRelay(configuration: configuration) { event in invocation.emit(line(event)) }
+        try server.start()
+        let url = "http://" + (host.contains(":") ? "[\(host)]" : host) + ":\(server.port)"
+        relay.install(on: server, publicURL: url)
+        invocation.interrupts.onInterrupt { server.requestStop() }
+        invocation.emit(ConnectEventLine("ready", [("url", .string(url))], text: "Connect relay (\(generation)) listening on \(url)"))
+        server.waitUntilStopped()
+        relay.stop()
+        return .output(ConnectEventLine("stopped", text: "Relay stopped."))
+    }
+
+    static func address(_ text: String, _ invocation: Invocation) throws -> (String, UInt16) {
+        let host: Substring
+        let portText: Substring
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            host = text[text.index(after: text.startIndex)..<close]
+            portText = text[close...].dropFirst(2)
+        } else if let colon = text.lastIndex(of: ":") {
+            host = text[..<colon]
+            portText = text[text.index(after: colon)...]
+        } else {
+            throw CLIError.usage("--listen must be HOST:PORT, e.g. 127.0.0.1:0", commandPath: invocation.commandPath)
+        }
+        guard !host.isEmpty, let port = UInt16(portText) else {
+            throw CLIError.usage("--listen must be HOST:PORT, e.g. 127.0.0.1:0", commandPath: invocation.commandPath)
+        }
+        return (String(host), port)
+    }
+
+    static func line(_ event: ConnectRelayEvent) -> ConnectEventLine {
+        switch event {
+        case .sessionCreated(let sid):
+            return ConnectEventLine("session_created", [("sid", .string(sid))], text: "session \(sid) created")
+        case .attached(let sid, let role):
+            return ConnectEventLine("attached", [("sid", .string(sid)), ("role", .string(role.description))], text: "\(sid): \(role) attached")
+        case .refused(let sid, let status, let reason):
+            return ConnectEventLine("refused", [("sid", sid.map { .string($0) } ?? .null), ("status", .int(status)), ("reason", .string(reason))],
+                                    text: "refused (\(status)): \(reason)")
+        case .detached(let sid, let role):
+            return ConnectEventLine("detached", [("sid", .string(sid)), ("role", .string(role.description))], text: "\(sid): \(role) detached")
+        case .dropped(let sid, let role, let reason):
+            return ConnectEventLine("dropped", [("sid", .string(sid)), ("role", .string(role.description)), ("reason", .string(reason))],
+                                    text: "\(sid): dropped a frame from the \(role): \(reason)")
+        case .terminated(let sid, let reason):
+            return ConnectEventLine("terminated", [("sid", .string(sid)), ("reason", .string(reason))], text: "\(sid): terminated (\(reason))")
+        case .expired(let sid):
+            return ConnectEventLine("expired", [("sid", .string(sid)), ("code", 4001)], text: "\(sid): idle TTL expired (4001)")
+        case .heartbeatTimeout(let sid, let role):
+            return ConnectEventLine("heartbeat_timeout", [("sid", .string(sid)), ("role", .string(role.description)), ("code", 4003)],
+                                    text: "\(sid): \(role) missed its pongs (4003)")
+        case .deleted(let sid):
+            return ConnectEventLine("deleted", [("sid", .string(sid))], text: "\(sid): deleted")
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import OmniCLI
+import OmniCodec
+import OmniConnect
+import OmniCrypto
+
+enum ConnectWalletCommand {
+    static let uri = Option<String>("uri", valueName: "URI", help: "The wallet URI from the app (literal, @FILE or -).",
+                                    environment: "OMNI_CONNECT_URI", source: .content)
+    static let accountKey = Option<String>("account-key", valueName: "FILE", help: "The account's Ed25519 private key (PEM or hex seed).",
+                                           environment: "OMNI_CONNECT_ACCOUNT_KEY_FILE", source: .path)
+    static let accountID = Option<String>("account-id", valueName: "ID",
+                                          help: "The I105 account id to approve as (default: the key's, sora sentinel); must match the key.")
+    static let approve = Flag("approve", help: "Approve the session.")
+    static let reject = Option<String>("reject", valueName: "CODE", help: "Reject the session with this code id, e.g. USER_DENIED.")
+    static let reason = Option<String>("reason", valueName: "TEXT", help: "Reason sent with --reject.")
+    static let autoSign = Flag("auto-sign", help: "Sign requests without asking (raw ones only for --allow-domain tags).")
+    static let allowDomain = Option<String>("allow-domain", valueName: "TAG", help: "A domain tag raw requests may use (repeatable).",
+                                            repeating: true)
+    static let walletNode = Option<String>("node", valueName: "URL", help: "Join through this node instead of the URI's.")
+    static let timeout = Option<Duration>("timeout", valueName: "DURATION", help: "Give up after this long.", default: .seconds(300), defaultDescription: "300s",
+                                          environment: "OMNI_CONNECT_TIMEOUT", config: "connect.timeout")
+
+    static let command = Command(
+        "wallet", abstract: "A headless wallet for tests and CI: serve one session, then exit.",
+        discussion: """
+        Joins the session in the URI as the wallet (token as a subprotocol by default), checks the app's Open \
+        against the URI (app key, network or chain), then approves — signing the approval preimage with the \
+        account key — or rejects with --reject CODE. With --auto-sign it answers sign requests: raw requests only \
+        for --allow-domain tags (and tags the app declared), transactions over Iroha's Hash(payload); anything else \
+        gets SignResultErr. Keep-alive pings are answered. Exits 0 when the app closes the session (or after \
+        rejecting); with --output json each step is one JSON line.
+        """,
+        options: [uri, accountKey, accountID, approve, reject, reason, autoSign, allowDomain, walletNode, ConnectCommands.profile, timeout,
+                  ConnectCommands.tokenTransport],
+        examples: [Example("omni connect wallet --uri @uri.txt --account-key account.pem --approve --auto-sign --allow-domain omni|demo",
+                           "Approve, sign one raw request for omni|demo, exit after the app closes.")]
+    ) { invocation in
+        guard let uriText = try invocation.value(uri) else {
+            throw CLIError.usage("missing --uri (literal, @FILE, - or OMNI_CONNECT_URI)", commandPath: invocation.commandPath)
+        }
+        let approving = try invocation.flag(approve)
+        let rejectCode = try invocation.value(reject)
+        guard approving != (rejectCode != nil) else {
+            throw CLIError.usage("give exactly one of --approve and --reject CODE", commandPath: invocation.commandPath)
+        }
+        let parsed = try ConnectURI(parsing: uriText, generation: try ConnectCommands.generation(invocation))
+        let keyPath = try invocation.require(accountKey)
+        let key = try ConnectKeyFile.ed25519PrivateKey(from: try ConnectCommands.readFile(keyPath, label: "--account-key"))
+        var account = try IrohaAccountID(ed25519PublicKey: key.publicKey.rawRepresentation)
+        if let given = try invocation.value(accountID) {
+            let parsedAccount = try IrohaAccountID(parsing: given)
+            guard parsedAccount.publicKey == account.publicKey else {
+                throw CLIError.usage("--account-id \(given) belongs to another key than --account-key", commandPath: invocation.commandPath)
+            }
+            account = parsedAccount
+        }
+        let decision: ConnectWalletDecision = rejectCode.map { .reject(codeID: $0, reason: try? invocation.value(reason)) } ?? .approve
+        var options = ConnectWalletOptions(uri: parsed, accountKey: key, accountID: account, decision: decision)
+        options.node = try invocation.value(walletNode)
+        options.autoSign = try invocation.flag(autoSign)
+        options.allowedDomains = try invocation.values(allowDomain)
+        options.timeout = (try invocation.value(timeout) ?? .seconds(300)).secondsValue
+        options.tokenTransport = try invocation.value(ConnectCommands.tokenTransport) ?? .subprotocol
+        let cancelled = CancelFlag()
+        invocation.interrupts.onInterrupt { cancelled.set() }
+
+        let outcome = try ConnectWallet(options: options).run(events: { event in
+            invocation.emit(line(event))
+        }, isCancelled: { cancelled.isSet })
+        switch outcome {
+        case .closed(let close):
+            return .output(ConnectEventLine("done", [("closed_by", .string(close.who.description)), ("code", .int(Int(close.code)))],
+                                            text: "The \(close.who) closed the session (\(close.code) \(close.reason))."))
+        case .rejected(let reject):
+            return .output(ConnectEventLine("done", [("rejected", .string(reject.codeID))], text: "Rejected the session (\(reject.codeID))."))
+        }
+    }
+
+    static func line(_ event: ConnectWalletEvent) -> ConnectEventLine {
+        switch event {
+        case .connected:
+            return ConnectEventLine("connected", text: "Joined the session as the wallet.")
+        case .open(let open):
+            var fields: [(String, JSONValue)] = [("app_pk", .string(ConnectText.hex(open.appPublicKey)))]
+            if let meta = open.appMetadata {
+                fields.append(("app_name", .string(meta.name)))
+                if let url = meta.url { fields.append(("app_url", .string(url))) }
+            }
+            if let permissions = open.permissions {
+                fields.append(("methods", .array(permissions.methods.map { .string($0) })))
+                if let resources = permissions.resources { fields.append(("resources", .array(resources.map { .string($0) }))) }
+            }
+            return ConnectEventLine("open", fields, text: "The app \(open.appMetadata?.name ?? ConnectText.hex(open.appPublicKey)) asks to connect.")
+        case .approved(let account, let walletPublicKey):
+            return ConnectEventLine("approved", [("account_id", .string(account.literal)), ("wallet_pk", .string(ConnectText.hex(walletPublicKey)))],
+                                    text: "Approved as \(account.literal).")
+        case .rejected(let reject):
+            return ConnectEventLine("rejected", [("code", .string(reject.codeID)), ("status", .int(Int(reject.code)))],
+                                    text: "Rejected the session: \(reject.codeID).")
+        case .request(let payload, let sequence):
+            var fields: [(String, JSONValue)] = [("kind", .string(payload.name)), ("seq", .string(String(sequence)))]
+            if case .signRequestRaw(let tag, let bytes) = payload {
+                fields += [("domain_tag", .string(tag)), ("bytes", .string(ConnectText.hex(bytes)))]
+            }
+            if case .signRequestTx(let tx) = payload { fields.append(("tx_bytes", .string(ConnectText.hex(tx)))) }
+            return ConnectEventLine("request", fields, text: "Request \(payload.name) (seq \(sequence)).")
+        case .signed(let signature, let sequence):
+            return ConnectEventLine("signed", [("signature", .string(ConnectText.hex(signature.bytes))), ("seq", .string(String(sequence)))],
+                                    text: "Signed (seq \(sequence)).")
+        case .refused(let code, let message):
+            return ConnectEventLine("refused", [("code", .string(code)), ("message", .string(message))], text: "Refused: \(code) \(message)")
+        case .display(let title, let body):
+            return ConnectEventLine("display", [("title", .string(title)), ("body", .string(body))], text: "\(title): \(body)")
+        case .closed(let close):
+            return ConnectEventLine("closed", [("who", .string(close.who.description)), ("code", .int(Int(close.code))),
+                                               ("reason", .string(close.reason))], text: "Closed by the \(close.who): \(close.reason)")
+        }
+    }
+}

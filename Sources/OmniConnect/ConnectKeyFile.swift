@@ -1,0 +1,70 @@
+import Foundation
+import OmniCrypto
+
+/// Key files for Connect: X25519 session keys and Ed25519 account keys, as PKCS#8 PEM (`-----BEGIN PRIVATE
+/// KEY-----`, what `openssl genpkey -algorithm x25519|ed25519` writes) or as the 32 raw bytes in hex.
+public enum ConnectKeyFile {
+    /// `SEQUENCE { INTEGER 0, SEQUENCE { OID 1.3.101.110 }, OCTET STRING { OCTET STRING (32) } }` minus the key.
+    private static let x25519PKCS8Prefix: [UInt8] = [0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x04, 0x22, 0x04, 0x20]
+
+    public static func x25519PrivateKey(from text: String) throws(ConnectError) -> X25519.PrivateKey {
+        let raw: [UInt8]
+        if text.contains("-----BEGIN") {
+            let der = try pemBody(text)
+            guard der.count == x25519PKCS8Prefix.count + 32, der.starts(with: x25519PKCS8Prefix) else {
+                throw ConnectError(.malformed, "the key file is not an X25519 PKCS#8 private key")
+            }
+            raw = Array(der.dropFirst(x25519PKCS8Prefix.count))
+        } else {
+            raw = try ConnectText.parseBytes(text, byteCount: 32, what: "X25519 private key")
+        }
+        do {
+            return try X25519.PrivateKey(rawRepresentation: raw)
+        } catch {
+            throw ConnectError.crypto(error, "X25519 private key")
+        }
+    }
+
+    public static func pem(_ key: X25519.PrivateKey) -> String {
+        encodePEM(x25519PKCS8Prefix + key.rawRepresentation)
+    }
+
+    public static func ed25519PrivateKey(from text: String) throws(ConnectError) -> Ed25519.PrivateKey {
+        do {
+            if text.contains("-----BEGIN") { return try Ed25519.PrivateKey(pemRepresentation: text) }
+            return try Ed25519.PrivateKey(seed: try ConnectText.parseBytes(text, byteCount: 32, what: "Ed25519 seed"))
+        } catch let error as CryptoError {
+            throw ConnectError.crypto(error, "Ed25519 account key")
+        } catch let error as ConnectError {
+            throw error
+        } catch {
+            throw ConnectError(.malformed, "Ed25519 account key: \(error)")
+        }
+    }
+
+    private static func pemBody(_ text: String) throws(ConnectError) -> [UInt8] {
+        var body = ""
+        var inside = false
+        var found = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map({ String($0).trimmingSpaces }) {
+            if line == "-----BEGIN PRIVATE KEY-----" {
+                guard !found else { throw ConnectError(.malformed, "the key file has more than one PRIVATE KEY block") }
+                inside = true
+                found = true
+            } else if line == "-----END PRIVATE KEY-----" {
+                inside = false
+            } else if inside {
+                body += line
+            }
+        }
+        guard found, !inside, let data = Data(base64Encoded: body) else {
+            throw ConnectError(.malformed, "the key file has no complete -----BEGIN PRIVATE KEY----- block")
+        }
+        return [UInt8](data)
+    }
+
+    private static func encodePEM(_ der: [UInt8]) -> String {
+        let body = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        return "-----BEGIN PRIVATE KEY-----\n\(body)\n-----END PRIVATE KEY-----\n"
+    }
+}

@@ -1,0 +1,162 @@
+import OmniTestSupport
+import Foundation
+import OmniCodec
+import OmniConnect
+import OmniCrypto
+import Testing
+
+/// Strict URI and literal rules, and decoders that refuse hostile bytes without crashing.
+@Suite struct ParsingRobustnessTests {
+    static func fearlessURI() throws -> String {
+        try VectorFile("upstream/gen-b/fearless_uranai_exchange.json").string("wallet_uri")
+    }
+
+    /// The substitutions the production wallet refuses (Fearless' tests), each with the reason.
+    @Test func walletURIRejections() throws {
+        let uri = try Self.fearlessURI()
+        let query = uri.components(separatedBy: "?")[1]
+        let cases: [(String, String)] = [
+            (uri + "&sid=x", "appears twice"),
+            (uri + "&unknown=x", "unknown field 'unknown'"),
+            (uri.replacingOccurrences(of: "&relay=", with: "&missing="), "unknown field"),
+            (uri.replacingOccurrences(of: "sid=y", with: "sid=x"), "does not match"),
+            (uri + "=", "relay token"),
+            (uri.replacingOccurrences(of: "hash%3A82531CE8EAE8BFF6BEECA4698BFD13A3BC8BEC5F0EE0D23D428C97FC17AB0F3B%233E94",
+                                      with: "hash%3A0000000000000000000000000000000000000000000000000000000000000001%23C50E"), "does not match"),
+            (uri.replacingOccurrences(of: "%233E94", with: "%233E95"), "checksum"),
+            ("irohaconnect://connect/path?" + query, "no path"),
+            ("irohaconnect://user@connect?" + query, "user info"),
+            ("irohaconnect://connect:80?" + query, "port"),
+            (uri + "#fragment", "fragment"),
+            ("https://connect?" + query, "scheme"),
+            (uri.replacingOccurrences(of: "v=1", with: "v=2"), "version"),
+            (uri.replacingOccurrences(of: "role=wallet", with: "role=admin"), "role"),
+            (uri.replacingOccurrences(of: "token=IiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiI", with: "token=IiIi"), "token"),
+            (uri.replacingOccurrences(of: "EQ&v=1", with: "EZ&v=1"), "non-zero unused bits"),
+            (uri.replacingOccurrences(of: "%3A", with: "%3"), "%-escape"),
+            (uri + "&pad=" + String(repeating: "a", count: 4096), "4096"),
+        ]
+        for (text, reason) in cases {
+            let error = try #require(throws: ConnectError.self, "\(reason)") { try ConnectURI(parsing: text, generation: .genB) }
+            #expect(error.kind == .malformed)
+            #expect(error.message.contains(reason), "\(error.message) should mention \(reason)")
+        }
+        // The iroha: scheme names the same session.
+        let alternate = try ConnectURI(parsing: uri.replacingOccurrences(of: "irohaconnect:", with: "iroha:"), generation: .genB)
+        #expect(alternate.sid == (try ConnectURI(parsing: uri, generation: .genB)).sid)
+        // The lowercase-hex network id is accepted too; the typed literal must be uppercase with a matching CRC.
+        #expect(throws: ConnectError.self) { try ConnectNetworkID(parsing: "hash:82531ce8eae8bff6beeca4698bfd13a3bc8bec5f0ee0d23d428c97fc17ab0f3b#3E94") }
+        #expect(throws: ConnectError.self) { try ConnectNetworkID(parsing: "hash:82531CE8EAE8BFF6BEECA4698BFD13A3BC8BEC5F0EE0D23D428C97FC17AB0F3B#3E95") }
+        #expect(try ConnectNetworkID(parsing: "82531ce8eae8bff6beeca4698bfd13a3bc8bec5f0ee0d23d428c97fc17ab0f3b").typedLiteral.hasSuffix("#3E94"))
+    }
+
+    @Test func genAURIsRoundTrip() throws {
+        let sid = SecureRandom.bytes(32)
+        let uri = ConnectURI(generation: .genA, sid: sid, role: .wallet, token: "opaque-token", node: "http://127.0.0.1:8080",
+                             constraints: .chain("test-chain"))
+        #expect(uri.text.hasPrefix("iroha://connect?sid="))
+        let parsed = try ConnectURI(parsing: uri.text, generation: .genA)
+        #expect(parsed == uri)
+        #expect(try parsed.webSocketURL() == "ws://127.0.0.1:8080/v1/connect/ws?sid=\(ConnectText.base64URL(sid))&role=wallet")
+        #expect(throws: ConnectError.self) { try ConnectURI(parsing: uri.text, generation: .genB) }
+    }
+
+    @Test func accountIDRejections() throws {
+        let account = try IrohaAccountID(ed25519PublicKey: [UInt8](repeating: 7, count: 32))
+        #expect(try IrohaAccountID(parsing: account.literal) == account)
+        var characters = Array(account.literal)
+        characters[8] = characters[8] == "2" ? "3" : "2"
+        #expect(throws: ConnectError.self) { try IrohaAccountID(parsing: String(characters)) }
+        #expect(throws: ConnectError.self) { try IrohaAccountID(parsing: "0x" + ConnectText.hex([UInt8](repeating: 7, count: 32))) }
+        #expect(throws: ConnectError.self) { try IrohaAccountID(parsing: "sora") }
+        let test = try IrohaAccountID(ed25519PublicKey: [UInt8](repeating: 7, count: 32), discriminant: IrohaAccountID.testDiscriminant)
+        #expect(test.literal.hasPrefix("test"))
+        #expect(try IrohaAccountID(parsing: test.literal).publicKey == account.publicKey)
+        let numbered = try IrohaAccountID(ed25519PublicKey: [UInt8](repeating: 7, count: 32), discriminant: 42)
+        #expect(numbered.literal.hasPrefix("n42"))
+        #expect(try IrohaAccountID(parsing: numbered.literal).discriminant == 42)
+    }
+
+    @Test func base64URLIsCanonical() throws {
+        #expect(try ConnectText.parseBase64URL("AQ", what: "x") == [1])
+        #expect(throws: ConnectError.self) { try ConnectText.parseBase64URL("AR", what: "x") }
+        #expect(throws: ConnectError.self) { try ConnectText.parseBase64URL("AQ==", what: "x") }
+        #expect(throws: ConnectError.self) { try ConnectText.parseBase64URL("A+", what: "x") }
+        for length in 0..<40 {
+            let bytes = SecureRandom.bytes(length)
+            #expect(try ConnectText.parseBase64URL(ConnectText.base64URL(bytes), what: "x") == bytes)
+        }
+    }
+
+    /// Every prefix of every vector frame, and random single-byte corruptions, fail cleanly (no crash), with
+    /// the offset inside the input.
+    @Test(arguments: [ConnectGeneration.genB, .genA])
+    func truncatedAndCorruptedFramesFailCleanly(generation: ConnectGeneration) throws {
+        let file = try VectorFile(generation == .genB ? "derived/gen-b_session.json" : "derived/gen-a_session.json")
+        let codec = ConnectCodec(generation: generation)
+        var frames: [[UInt8]] = []
+        for key in ["control_frames", "encrypted_frames"] {
+            for vector in try VectorFile.array(file.root[key], key) { frames.append(try vector.hex("frame_hex")) }
+        }
+        var generator = SystemRandomNumberGenerator()
+        let seed = UInt64.random(in: 0...UInt64.max, using: &generator)
+        var random = SeededGenerator(seed: seed)
+        var refused = 0
+        for frame in frames {
+            for length in 0..<frame.count {
+                let error = try #require(throws: CodecError.self) { try codec.decodeFrame(Array(frame.prefix(length))) }
+                #expect((error.offset ?? -1) <= length && (error.offset ?? -1) >= 0)
+                refused += 1
+            }
+            #expect(throws: CodecError.self) { try codec.decodeFrame(frame + [0]) }
+            for _ in 0..<200 {
+                var corrupted = frame
+                let index = Int(random.next() % UInt64(frame.count))
+                corrupted[index] ^= UInt8(truncatingIfNeeded: random.next() | 1)
+                if let decoded = try? codec.decodeFrame(corrupted) {
+                    // A corruption inside a value (not a length or tag) still decodes, into another frame.
+                    #expect(codec.encode(decoded) == corrupted, "seed \(seed)")
+                }
+            }
+        }
+        #expect(refused > 1000)
+    }
+
+    @Test func envelopeHeaderChecks() throws {
+        let codec = ConnectCodec(generation: .genB)
+        let envelope = codec.encodeEnvelope(ConnectEnvelope(sequence: 3, payload: .signRequestTx(txBytes: [9, 9])))
+        var badCRC = envelope
+        badCRC[badCRC.count - 1] ^= 1
+        #expect((try? codec.decodeEnvelope(badCRC)) == nil)
+        var badFlags = envelope
+        badFlags[39] = 1
+        let flags = try #require(throws: CodecError.self) { try codec.decodeEnvelope(badFlags) }
+        #expect(flags.offset == 39)
+        var badMagic = envelope
+        badMagic[0] = 0
+        #expect(throws: CodecError.self) { try codec.decodeEnvelope(badMagic) }
+        #expect(throws: CodecError.self) { try ConnectCodec(generation: .genA).decodeEnvelope(envelope) }
+        #expect(throws: CodecError.self) { try codec.decodeEnvelope(Array(envelope.dropLast())) }
+    }
+
+    /// QR matrices, compared module for module with segno 1.6.6 (ISO padding; its extra zero pad byte patched
+    /// out) for the mask each code chose: SHA-256 of the rows as '0'/'1' lines.
+    @Test func qrCodesMatchAnIndependentEncoder() throws {
+        let uri = try Self.fearlessURI()
+        let long = String((0..<1000).map { Character(Unicode.Scalar(UInt8(33 + ($0 * 7) % 90))) })
+        let cases: [(String, Int, String)] = [
+            ("A", 21, "f195dbbdf146dae0ddeba600cfb966e631eeab6cbf78410286bda1914ca89458"),
+            ("hello omni", 21, "5555a4292eeacc6f16201b021e9eb724a42c6b9a0b91e9d294740c3b96cd5c47"),
+            (uri, 69, "86fdf8c5d100f74a7dd029e8512f3ce8346555b5ff7f383bf20c2d0c6864f4af"),
+            (long, 105, "e960f36b7de7b9ff4423daf815b9792d602f6dd13e65581974cb8be92aceea63"),
+        ]
+        for (text, size, digest) in cases {
+            let code = try #require(ConnectQRCode(bytes: Array(text.utf8)))
+            #expect(code.size == size)
+            let rows = code.modules.map { String($0.map { $0 ? "1" : "0" }) }.joined(separator: "\n")
+            #expect(ConnectText.hex(SHA256.hash(Array(rows.utf8))) == digest, "\(text.prefix(20))")
+        }
+        #expect(ConnectQRCode(bytes: [UInt8](repeating: 0x41, count: 2954)) == nil)
+    }
+}
+

@@ -1,0 +1,196 @@
+import Foundation
+import OmniCodec
+import OmniConnect
+import OmniCrypto
+import OmniTransport
+import Testing
+
+/// A relay on a loopback HTTPServer with the library's app and wallet: the whole flow in one process.
+final class RelayHarness: @unchecked Sendable {
+    let server: HTTPServer
+    let relay: ConnectRelay
+    let url: String
+    private let log = EventLog()
+
+    init(generation: ConnectGeneration = .genB, networkID: ConnectNetworkID? = nil, configure: (inout ConnectRelayConfiguration) -> Void = { _ in }) throws {
+        var configuration = ConnectRelayConfiguration()
+        configuration.generation = generation
+        configuration.networkID = networkID
+        configure(&configuration)
+        var serverConfiguration = HTTPServer.Configuration()
+        serverConfiguration.shutdownGracePeriod = 0.1
+        server = try HTTPServer(configuration: serverConfiguration)
+        try server.start()
+        url = "http://127.0.0.1:\(server.port)"
+        let log = log
+        relay = ConnectRelay(configuration: configuration) { log.append($0) }
+        relay.install(on: server, publicURL: url)
+    }
+
+    var events: [ConnectRelayEvent] { log.events }
+
+    func terminations() -> [String] {
+        events.compactMap { if case .terminated(_, let reason) = $0 { reason } else { nil } }
+    }
+
+    /// Waits (briefly) for a relay event.
+    func waitFor(_ predicate: (ConnectRelayEvent) -> Bool, timeout: Double = 5) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            if events.contains(where: predicate) { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return false
+    }
+
+    deinit {
+        relay.stop()
+        server.stop()
+    }
+}
+
+@Suite(.serialized) struct RelayFlowTests {
+    static let network = try! ConnectNetworkID(bytes: [UInt8](repeating: 0x41, count: 32))
+
+    @Test(arguments: [ConnectGeneration.genB, .genA])
+    func approveSignClose(generation: ConnectGeneration) throws {
+        let harness = try RelayHarness(generation: generation, networkID: generation == .genB ? Self.network : nil)
+        let constraints: ConnectConstraints = generation == .genB ? .network(Self.network) : .chain("omni-local")
+        let client = try ToriiConnectClient(node: harness.url, generation: generation, http: HTTPClient())
+        let account = Ed25519.PrivateKey()
+        let accountID = try IrohaAccountID(ed25519PublicKey: account.publicKey.rawRepresentation)
+        let request = ConnectSignRequest.raw(domainTag: "omni|test", bytes: Array("hello".utf8))
+        var options = ConnectAppOptions(constraints: constraints, request: request)
+        options.timeout = 20
+        let walletResult = WalletThread()
+        let outcome = try ConnectApp(client: client, options: options).run(events: { event in
+            guard case .session(let registration) = event else { return }
+            walletResult.start {
+                var walletOptions = ConnectWalletOptions(uri: try ConnectURI(parsing: registration.walletURI, generation: generation),
+                                                         accountKey: account, accountID: accountID, decision: .approve)
+                walletOptions.autoSign = true
+                walletOptions.allowedDomains = ["omni|test"]
+                walletOptions.timeout = 20
+                return try ConnectWallet(options: walletOptions).run(events: { _ in })
+            }
+        })
+        guard case .signed(let signature, let signer) = outcome else {
+            Issue.record("expected a signature, got \(outcome)")
+            return
+        }
+        #expect(signer == accountID)
+        #expect(try account.publicKey.isValidSignature(signature.bytes, for: Array("hello".utf8)))
+        let walletOutcome = try walletResult.wait()
+        guard case .closed(let close) = walletOutcome else {
+            Issue.record("wallet: \(walletOutcome)")
+            return
+        }
+        #expect(close.code == 1000)
+        #expect(harness.terminations().allSatisfy { $0 == "connect_session_purged" })
+    }
+
+    /// The app pings while the wallet is away; a late wallet still answers every ping, so the relay's heartbeat
+    /// never fires and the session completes.
+    @Test func keepAlivePingsWhileWaiting() throws {
+        let harness = try RelayHarness(networkID: Self.network) { $0.heartbeatInterval = 0.3; $0.pingMissTolerance = 2 }
+        let client = try ToriiConnectClient(node: harness.url, generation: .genB, http: HTTPClient())
+        let account = Ed25519.PrivateKey()
+        let accountID = try IrohaAccountID(ed25519PublicKey: account.publicKey.rawRepresentation)
+        var options = ConnectAppOptions(constraints: .network(Self.network), request: .transaction(txBytes: [7]))
+        options.timeout = 20
+        options.pingInterval = 0.05
+        let walletResult = WalletThread()
+        let outcome = try ConnectApp(client: client, options: options).run(events: { event in
+            guard case .session(let registration) = event else { return }
+            walletResult.start {
+                Thread.sleep(forTimeInterval: 0.5)
+                var walletOptions = ConnectWalletOptions(uri: try ConnectURI(parsing: registration.walletURI, generation: .genB),
+                                                         accountKey: account, accountID: accountID, decision: .approve)
+                walletOptions.autoSign = true
+                walletOptions.pingInterval = 0.05
+                walletOptions.timeout = 20
+                return try ConnectWallet(options: walletOptions).run(events: { _ in })
+            }
+        })
+        guard case .signed(let signature, _) = outcome else {
+            Issue.record("expected a signature, got \(outcome)")
+            return
+        }
+        #expect(try account.publicKey.isValidSignature(signature.bytes, for: ConnectSignRequest.irohaHash([7])))
+        _ = try walletResult.wait()
+        #expect(!harness.events.contains { if case .heartbeatTimeout = $0 { true } else { false } })
+    }
+
+    /// A node that answers for another identity is refused.
+    @Test func substitutedRegistrationIsRefused() throws {
+        let server = try HTTPServer()
+        try server.start()
+        defer { server.stop() }
+        let url = "http://127.0.0.1:\(server.port)"
+        server.route("POST", "/v1/connect/session") { request in
+            let body = try JSONValue.parse(request.body)
+            var answer = JSONObject()
+            answer["sid"] = body["sid"]
+            answer["network_id"] = .string(try ConnectNetworkID(bytes: [UInt8](repeating: 0x42, count: 32)).typedLiteral)
+            answer["app_pk"] = body["app_pk"]
+            answer["nonce"] = body["nonce"]
+            for key in ["wallet_uri", "token_app", "token_wallet", "token_management", "token_relay"] { answer[key] = "x" }
+            return .json(JSONValue.object(answer).serialized())
+        }
+        let client = try ToriiConnectClient(node: url, generation: .genB, http: HTTPClient())
+        let error = try #require(throws: ConnectError.self) {
+            try client.createSession(constraints: .network(Self.network), appPublicKey: SecureRandom.bytes(32), nonce: ConnectCrypto.makeNonce())
+        }
+        #expect(error.kind == .remote)
+        #expect(error.message.contains("refusing the substitution"))
+    }
+
+    @Test func rejectEndsTheSession() throws {
+        let harness = try RelayHarness(networkID: Self.network)
+        let client = try ToriiConnectClient(node: harness.url, generation: .genB, http: HTTPClient())
+        let account = Ed25519.PrivateKey()
+        let accountID = try IrohaAccountID(ed25519PublicKey: account.publicKey.rawRepresentation)
+        var options = ConnectAppOptions(constraints: .network(Self.network), request: .transaction(txBytes: [1, 2, 3]))
+        options.timeout = 20
+        let walletResult = WalletThread()
+        let outcome = try ConnectApp(client: client, options: options).run(events: { event in
+            guard case .session(let registration) = event else { return }
+            walletResult.start {
+                let options = ConnectWalletOptions(uri: try ConnectURI(parsing: registration.walletURI, generation: .genB), accountKey: account,
+                                                   accountID: accountID, decision: .reject(codeID: "USER_DENIED"))
+                return try ConnectWallet(options: options).run(events: { _ in })
+            }
+        })
+        #expect(outcome == .rejected(ConnectReject(code: 401, codeID: "USER_DENIED", reason: "wallet rejected the session")))
+        _ = try walletResult.wait()
+        #expect(harness.waitFor { if case .terminated(_, "connect_rejected") = $0 { true } else { false } })
+    }
+}
+
+/// Runs the wallet on its own thread and hands back its result.
+final class WalletThread: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Result<ConnectWalletOutcome, Error>?
+
+    func start(_ body: @escaping @Sendable () throws -> ConnectWalletOutcome) {
+        Thread {
+            self.result = Result { try body() }
+            self.done.signal()
+        }.start()
+    }
+
+    func wait(timeout: Double = 30) throws -> ConnectWalletOutcome {
+        guard done.wait(timeout: .now() + timeout) == .success, let result else {
+            throw ConnectError(.timeout, "the wallet thread did not finish")
+        }
+        return try result.get()
+    }
+}
+
+final class EventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [ConnectRelayEvent] = []
+
+    func append(_ event: ConnectRelayEvent) { lock.withLock { items.append(event) } }
+    var events: [ConnectRelayEvent] { lock.withLock { items } }
+}
