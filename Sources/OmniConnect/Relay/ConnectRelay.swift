@@ -44,6 +44,7 @@ public final class ConnectRelay: @unchecked Sendable {
         self.publicURL = publicURL
         server.route("POST", "/v1/connect/session") { [self] request in register(request) }
         server.route("GET", "/v1/connect/status") { [self] request in status(request) }
+        server.route("DELETE", "/v1/connect/session/*") { [self] request in delete(request) }
         var options = server.configuration.webSocket
         options.maxMessageBytes = configuration.frameMaxBytes
         server.webSocket("/v1/connect/ws", options: options, gate: { [self] request in gate(request) },
@@ -119,7 +120,6 @@ public final class ConnectRelay: @unchecked Sendable {
             return refuse(sidText, 400, lock.withLock { sessions[sid] != nil }
                 ? "connect session already exists for provided sid" : "connect session capacity reached; try again later")
         }
-        server?.route("DELETE", "/v1/connect/session/" + sidText) { [self] request in delete(request, sid: sid) }
         onEvent(.sessionCreated(sid: sidText))
 
         func uri(_ role: ConnectRole, _ token: String) -> String {
@@ -149,8 +149,11 @@ public final class ConnectRelay: @unchecked Sendable {
 
     // MARK: - DELETE and status
 
-    private func delete(_ request: HTTPServerRequest, sid: [UInt8]) -> HTTPServerResponse {
-        let sidText = ConnectText.base64URL(sid)
+    private func delete(_ request: HTTPServerRequest) -> HTTPServerResponse {
+        let sidText = String(request.path.dropFirst("/v1/connect/session/".count))
+        guard let sid = try? ConnectText.parseBase64URL(sidText, byteCount: 32, what: "sid") else {
+            return .text("connect: unknown sid", status: 404)
+        }
         let outcome: (HTTPServerResponse, [RelayAction]) = lock.withLock {
             guard let session = sessions[sid] else { return (.text("connect: unknown sid", status: 404), []) }
             if configuration.generation == .genB {

@@ -89,7 +89,9 @@ public final class HTTPServer: @unchecked Sendable {
 
     // MARK: - Routes (register before or after start)
 
-    /// A plain HTTP route. `path` is matched exactly (without the query); `HEAD` falls back to `GET`.
+    /// A plain HTTP route. `path` is matched exactly (without the query), or, when it ends in `/*`, as a prefix
+    /// (`/v1/session/*` serves `/v1/session/<anything>`; the longest prefix wins, exact paths first). `HEAD` falls
+    /// back to `GET`.
     public func route(_ method: String, _ path: String, _ handler: @escaping Handler) {
         condition.withLock { routes[path, default: [:]][method.uppercased()] = handler }
     }
@@ -104,7 +106,13 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     func lookup(path: String) -> (handlers: [String: Handler]?, webSocket: WebSocketRoute?) {
-        condition.withLock { (routes[path], webSocketRoutes[path] ?? (routes[path] == nil ? webSocketRoutes["*"] : nil)) }
+        condition.withLock {
+            let handlers = routes[path] ?? routes.keys
+                .filter { $0.hasSuffix("/*") && path.hasPrefix($0.dropLast()) }
+                .max { $0.count < $1.count }
+                .flatMap { routes[$0] }
+            return (handlers, webSocketRoutes[path] ?? (handlers == nil ? webSocketRoutes["*"] : nil))
+        }
     }
 
     // MARK: - Lifecycle
