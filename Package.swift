@@ -17,7 +17,7 @@ var swiftSettings: [SwiftSetting] { [.swiftLanguageMode(.v5)] }
 var executable: [Target] { [
     .executableTarget(name: "omni", dependencies: ["OmniCommands", "OmniCLI"], swiftSettings: swiftSettings),
     // `make bench` only: times omni's libraries in-process next to the Python peers; not shipped.
-    .executableTarget(name: "omni-bench", dependencies: ["OmniBLS", "OmniCandid", "OmniCodec", "OmniCrypto"],
+    .executableTarget(name: "omni-bench", dependencies: ["OmniAttest", "OmniBLS", "OmniCandid", "OmniCodec", "OmniCrypto"],
                       swiftSettings: swiftSettings),
 ] }
 
@@ -25,7 +25,7 @@ var executable: [Target] { [
 var commandLayer: [Target] { [
     .target(name: "OmniCLI", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: swiftSettings),
     .target(name: "OmniCommands", dependencies: [
-        "OmniCLI", "OmniCodec", "OmniSystem", "OmniCrypto", "OmniTransport", "OmniCandid", "OmniBLS", "COmniShims",
+        "OmniCLI", "OmniCodec", "OmniSystem", "OmniCrypto", "OmniTransport", "OmniCandid", "OmniBLS", "OmniAttest", "COmniShims",
     ], swiftSettings: swiftSettings),
 ] }
 
@@ -33,6 +33,7 @@ var commandLayer: [Target] { [
 var domains: [Target] { [
     .target(name: "OmniCandid", dependencies: ["OmniCodec"], swiftSettings: swiftSettings),
     .target(name: "OmniBLS", dependencies: ["CBLS12381", "OmniCodec", "OmniCrypto"], swiftSettings: swiftSettings),
+    .target(name: "OmniAttest", dependencies: ["OmniCodec", "OmniCrypto", "OmniSystem", "CSQLite"], swiftSettings: swiftSettings),
 ] }
 
 // MARK: - Shared layers: codecs, files and directories, crypto, transports
@@ -63,5 +64,6 @@ var tests: [Target] { [
     .testTarget(name: "OmniCLITests", dependencies: ["OmniCLI", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniCandidTests", dependencies: ["OmniCandid", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniBLSTests", dependencies: ["OmniBLS", "OmniCrypto", "OmniTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "OmniAttestTests", dependencies: ["OmniAttest", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniEndToEndTests", dependencies: ["omni", "OmniTestSupport"], swiftSettings: swiftSettings),
 ] }
