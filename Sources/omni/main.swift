@@ -9,6 +9,7 @@ let tool = CommandLineTool(
         abstract: "Verified Internet Computer calls, Candid, Iroha Connect, TrUAPI, App Attest and ird from one CLI.",
         subcommands: [
             VersionCommand.command,
+            AttestCommands.group,
         ]),
     topics: HelpTopics.all,
     errorMapper: { ErrorMapping.report($0) })
