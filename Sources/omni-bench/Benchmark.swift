@@ -30,4 +30,5 @@ let allBenchmarks: [Benchmark] = [
     .jsonParse,
     .cborDecode, .cborEncode, .cborDecodeCertificate,
     .blsVerify, .blsVerifyDecodedKey, .blsHashToG1, .blsDecodePublicKey, .blsDecodeSignature, .blsVerifyBatch16,
+    .attestVerifyAttestation, .attestVerifyAssertion,
 ]
