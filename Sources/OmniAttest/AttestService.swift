@@ -12,12 +12,22 @@ public struct AttestService {
 
     static let jsonLimits = JSONLimits(maxDepth: 8, maxBytes: 1 << 20, maxStringBytes: 512 << 10, maxNumberDigits: 32)
 
-    /// Mints `byteCount` random bytes valid for `lifetime` seconds from `time` and stores them.
-    public func issueChallenge(lifetime: Int64, at time: Int64, byteCount: Int = 32) throws(AttestError) -> StoredChallenge {
-        guard (16...64).contains(byteCount) else { throw AttestError.invalidArgument("a challenge has 16 to 64 bytes, not \(byteCount)") }
+    /// Mints `byteCount` random bytes valid for `lifetime` seconds from `time` and stores them. With `value`, records
+    /// that challenge instead (one issued elsewhere; it must be 8 to 256 bytes and unpredictable to be worth anything).
+    public func issueChallenge(lifetime: Int64, at time: Int64, byteCount: Int = 32,
+                               value given: [UInt8]? = nil) throws(AttestError) -> StoredChallenge {
         guard lifetime > 0 else { throw AttestError.invalidArgument("a challenge lifetime must be positive") }
-        var generator = SystemRandomNumberGenerator()  // getrandom(2) on Linux: cryptographically secure
-        let value = (0..<byteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let value: [UInt8]
+        if let given {
+            guard (8...256).contains(given.count) else {
+                throw AttestError.invalidArgument("a recorded challenge has 8 to 256 bytes, not \(given.count)")
+            }
+            value = given
+        } else {
+            guard (16...64).contains(byteCount) else { throw AttestError.invalidArgument("a challenge has 16 to 64 bytes, not \(byteCount)") }
+            var generator = SystemRandomNumberGenerator()  // getrandom(2) on Linux: cryptographically secure
+            value = (0..<byteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        }
         let (expiry, overflow) = time.addingReportingOverflow(lifetime)
         let challenge = StoredChallenge(value: value, createdAt: time, expiresAt: overflow ? .max : expiry)
         try store.addChallenge(challenge)

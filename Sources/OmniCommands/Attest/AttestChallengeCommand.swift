@@ -6,6 +6,9 @@ enum AttestChallengeCommand {
     static let lifetime = Option<Duration>("ttl", valueName: "DURATION", help: "How long the challenge stays usable.",
                                            default: .seconds(300), defaultDescription: "5m")
     static let byteCount = Option<Int>("bytes", valueName: "N", help: "Random bytes per challenge (16 to 64).", default: 32)
+    static let value = Option<String>("value", valueName: "B64",
+                                      help: "Record this challenge (issued elsewhere) instead of minting a random one.",
+                                      source: .content)
     static let count = Option<Int>("count", valueName: "N", help: "Mint N challenges, one per line (each committed before it is printed).",
                                    default: 1)
 
@@ -16,7 +19,7 @@ enum AttestChallengeCommand {
             expiry. The app attests (or asserts) over it; 'omni attest enroll' or 'omni attest verify' consumes it
             exactly once. Expired challenges are purged as new ones are minted.
             """,
-        options: [AttestOptions.store, lifetime, byteCount, count, AttestOptions.at],
+        options: [AttestOptions.store, lifetime, byteCount, count, value, AttestOptions.at],
         examples: [Example("omni attest challenge --store attest.db --output json", "{\"challenge\":\"…\",\"expires_at\":\"…\",…}")]
     ) { invocation in
         let store = try AttestOptions.openStore(invocation)
@@ -27,8 +30,12 @@ enum AttestChallengeCommand {
         let total = try invocation.value(count) ?? 1
         guard total >= 1 else { throw CLIError.usage("--count must be at least 1", commandPath: invocation.commandPath) }
         let time = try AttestOptions.time(invocation)
+        let given = try AttestOptions.base64(invocation, value)
+        if given != nil && total != 1 {
+            throw CLIError.usage("--value records one challenge; it cannot be combined with --count", commandPath: invocation.commandPath)
+        }
         if total == 1 {
-            return .output(ChallengeOutput(try service.issueChallenge(lifetime: seconds, at: time, byteCount: bytes)))
+            return .output(ChallengeOutput(try service.issueChallenge(lifetime: seconds, at: time, byteCount: bytes, value: given)))
         }
         for _ in 0..<total {
             if invocation.interrupts.isInterrupted { return CommandResult(exitCode: .interrupted) }
