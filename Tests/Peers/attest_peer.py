@@ -72,7 +72,7 @@ class Minter:
 
     def leaf(self, key, nonce: bytes, start, end, issuer_key=None, nonce_der: bytes = None):
         point = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
-        extension = nonce_der if nonce_der is not None else bytes.fromhex("3024a1220420") + nonce
+        extension = nonce_der if nonce_der is not None else bytes.fromhex("3024a1220420") + (nonce or b"")
         builder = (x509.CertificateBuilder().subject_name(name(sha256(point).hex()))
                    .issuer_name(name("Peer Test Intermediate")).public_key(key.public_key())
                    .serial_number(self.rng.getrandbits(63) + 1).not_valid_before(start).not_valid_after(end)
