@@ -16,7 +16,9 @@ public enum AttestCommands {
                     unknown_key, key_revoked and key_already_enrolled.
 
                     Exit 0 when the evidence is valid, 1 when it is refused (unparseable evidence is a refusal too),
-                    3 only when an argument is unusable (bad base64, unreadable file, bad PEM). The Apple App
+                    3 only when an argument is unusable (bad base64, unreadable file, bad PEM), 7 when the --store
+                    file cannot be opened or written. In batch mode: 0 when every line is valid, 1 when any is
+                    refused, 3 when any line was unusable (it gets an error object; the run goes on). The Apple App
                     Attestation Root CA and Apple Root CA - G3 are built in (see Vendor/SOURCES.md).
                     """,
                 subcommands: [AttestVerifyAttestationCommand.command, AttestVerifyAssertionCommand.command,
@@ -55,11 +57,6 @@ enum AttestOptions {
     static let clientDataRule = Option<AttestationAppraiser.ClientDataRule>(
         "client-data", help: "How clientDataHash comes from the challenge: sha256 (Apple's guide) or raw (Apple's samples).",
         default: .sha256)
-
-    /// A required-or-batch value: nil when absent.
-    static func text(_ invocation: Invocation, _ option: Option<String>) throws -> String? {
-        try invocation.value(option)
-    }
 
     static func base64(_ invocation: Invocation, _ option: Option<String>) throws -> [UInt8]? {
         guard let text = try invocation.value(option) else { return nil }

@@ -6,14 +6,12 @@ import OmniCodec
 /// verdict goes through here, so text and JSON never disagree.
 struct VerdictOutput: Renderable {
     let json: JSONValue
-    /// Extra fields for batch lines (line number, caller's id), placed first.
-    var prefix: [(String, JSONValue)] = []
 
+    /// `prefix`: extra fields for batch lines (line number, the caller's id), placed first.
     init(json: JSONValue, prefix: [(String, JSONValue)] = []) {
         var object = JSONObject(prefix)
         for (key, value) in json.objectValue ?? JSONObject() { object[key] = value }
         self.json = .object(object)
-        self.prefix = prefix
     }
 
     var isValid: Bool { json["valid"]?.boolValue == true }

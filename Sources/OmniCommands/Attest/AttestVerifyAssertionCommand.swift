@@ -13,7 +13,8 @@ enum AttestVerifyAssertionCommand {
     static let clientDataHash = Option<String>("client-data-hash", valueName: "B64", help: "SHA256 of the client data (base64).",
                                                source: .content)
     static let publicKey = Option<String>("public-key", valueName: "KEY",
-                                          help: "The attested key: SPKI PEM, JWK, or base64/hex of the X9.62 point.", source: .content)
+                                          help: "The attested key: SPKI PEM, JWK, or base64/hex of the X9.62 point (a PEM literal starts with '-': use --public-key=… or @FILE).",
+                                          source: .content)
     static let counter = Option<UInt64>("counter", valueName: "N",
                                         help: "The counter stored from the key's previous assertion (0 before the first).", default: 0)
 
