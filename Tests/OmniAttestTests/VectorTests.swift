@@ -143,3 +143,27 @@ import OmniTestSupport
         #expect(counts == ["attestation": 23, "assertion": 14])
     }
 }
+
+/// The receipt warns by default and decides only when required: WebAuthn4J's 2020 capture carries a receipt whose
+/// CMS signature OpenSSL rejects.
+@Suite struct ReceiptPolicyTests {
+    @Test func aBadReceiptRefusesOnlyWhenRequired() throws {
+        let vector = try AttestVectors.json("real/attestation/webauthn4j-kayak-2020-ios14-prod.json")
+        let lenient = try appraiseAttestationVector(vector, defaultRoot: AppleRoots.appAttestationRoot)
+        #expect(lenient.reason == .ok)
+        #expect(lenient.receipt?.isValid == false && lenient.receipt?.signatureValid == false)
+        #expect(lenient.json["receipt"]?["problems"]?.arrayValue?.isEmpty == false)
+        let strict = AttestationAppraiser(environment: .production, requireReceipt: true)
+            .appraise(attestation: try vector.base64("attestation_b64"), keyID: try vector.base64("key_id"),
+                      appID: try vector.string("app_id"), clientDataHash: try vector.base64("client_data_hash_b64"),
+                      at: try vector.time("verify_at"))
+        #expect(strict.reason == .badReceipt, "\(strict.message)")
+        // A good receipt passes the strict policy.
+        let good = try AttestVectors.json("real/attestation/node-app-attest-2024-prod.json")
+        let strictGood = AttestationAppraiser(environment: .production, requireReceipt: true)
+            .appraise(attestation: try good.base64("attestation_b64"), keyID: try good.base64("key_id"),
+                      appID: try good.string("app_id"), clientDataHash: try good.base64("client_data_hash_b64"),
+                      at: try good.time("verify_at"))
+        #expect(strictGood.reason == .ok, "\(strictGood.message)")
+    }
+}
