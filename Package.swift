@@ -17,7 +17,7 @@ var swiftSettings: [SwiftSetting] { [.swiftLanguageMode(.v5)] }
 var executable: [Target] { [
     .executableTarget(name: "omni", dependencies: ["OmniCommands", "OmniCLI"], swiftSettings: swiftSettings),
     // `make bench` only: times omni's libraries in-process next to the Python peers; not shipped.
-    .executableTarget(name: "omni-bench", dependencies: ["OmniBLS", "OmniCandid", "OmniCodec", "OmniCrypto"],
+    .executableTarget(name: "omni-bench", dependencies: ["OmniAttest", "OmniBLS", "OmniCandid", "OmniCodec", "OmniCrypto"],
                       swiftSettings: swiftSettings),
 ] }
 
@@ -25,8 +25,8 @@ var executable: [Target] { [
 var commandLayer: [Target] { [
     .target(name: "OmniCLI", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: swiftSettings),
     .target(name: "OmniCommands", dependencies: [
-        "OmniCLI", "OmniCodec", "OmniSystem", "OmniCrypto", "OmniTransport", "OmniCandid", "OmniBLS", "COmniShims",
-        "OmniConnect",
+        "OmniCLI", "OmniCodec", "OmniSystem", "OmniCrypto", "OmniTransport", "COmniShims",
+        "OmniCandid", "OmniBLS", "OmniConnect", "OmniAttest",
     ], swiftSettings: swiftSettings),
 ] }
 
@@ -35,6 +35,7 @@ var domains: [Target] { [
     .target(name: "OmniCandid", dependencies: ["OmniCodec"], swiftSettings: swiftSettings),
     .target(name: "OmniBLS", dependencies: ["CBLS12381", "OmniCodec", "OmniCrypto"], swiftSettings: swiftSettings),
     .target(name: "OmniConnect", dependencies: ["OmniCodec", "OmniCrypto", "OmniTransport", "OmniSystem"], swiftSettings: swiftSettings),
+    .target(name: "OmniAttest", dependencies: ["OmniCodec", "OmniCrypto", "CSQLite"], swiftSettings: swiftSettings),
 ] }
 
 // MARK: - Shared layers: codecs, files and directories, crypto, transports
@@ -66,5 +67,6 @@ var tests: [Target] { [
     .testTarget(name: "OmniCandidTests", dependencies: ["OmniCandid", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniBLSTests", dependencies: ["OmniBLS", "OmniCrypto", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniConnectTests", dependencies: ["OmniConnect", "OmniTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "OmniAttestTests", dependencies: ["OmniAttest", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniEndToEndTests", dependencies: ["omni", "OmniTestSupport"], swiftSettings: swiftSettings),
 ] }

@@ -32,4 +32,5 @@ let allBenchmarks: [Benchmark] = [
     .blsVerify, .blsVerifyDecodedKey, .blsHashToG1, .blsDecodePublicKey, .blsDecodeSignature, .blsVerifyBatch16,
     .candidDecode,
     .candidEncode,
+    .attestVerifyAttestation, .attestVerifyAssertion,
 ]

@@ -10,6 +10,7 @@ let tool = CommandLineTool(
         subcommands: [
             ICCommands.group,
             ConnectCommands.group,
+            AttestCommands.group,
             VersionCommand.command,
         ]),
     topics: HelpTopics.all,

@@ -45,6 +45,14 @@ import OmniCodec
         #expect(result.json?["count"] == .number("-3"))
     }
 
+    @Test func pemBlocksAreValuesNotOptions() {
+        let pem = "-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----"
+        let result = run(["sample", "echo", pem, "--data", pem, "-o", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.json?["input"] == .string(pem))
+        #expect(result.json?["data"] == .string(pem))
+    }
+
     @Test func doubleDashEndsOptions() {
         let result = run(["sample", "echo", "-o", "json", "--", "--not-an-option", "-x"])
         #expect(result.status == 0, "\(result.stderr)")

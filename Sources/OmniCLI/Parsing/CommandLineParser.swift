@@ -43,7 +43,7 @@ struct CommandLineParser {
             let token = arguments[index]
             index += 1
 
-            if optionsEnded || token == "-" || !token.hasPrefix("-") || isNegativeNumber(token) {
+            if optionsEnded || !looksLikeOption(token) {
                 if !optionsEnded, result.positionals.isEmpty, let sub = result.command.subcommand(named: token) {
                     result.path.append(sub)
                     continue
@@ -135,9 +135,10 @@ struct CommandLineParser {
         path.count > 1 ? " for '\(path.joined(separator: " "))'" : ""
     }
 
-    /// The next word is taken as a value unless it is clearly an option (`--x`, `-x` but not `-`, `-5`).
+    /// A word is an option when it starts with `-` and is not `-` (stdin), a negative number (`-5`), or text that
+    /// starts with three dashes: no option name starts with a dash, so `-----BEGIN …` (a PEM block) is a value.
     private func looksLikeOption(_ word: String) -> Bool {
-        word.count > 1 && word.hasPrefix("-") && !isNegativeNumber(word)
+        word.count > 1 && word.hasPrefix("-") && !word.hasPrefix("---") && !isNegativeNumber(word)
     }
 
     private func isNegativeNumber(_ word: String) -> Bool {

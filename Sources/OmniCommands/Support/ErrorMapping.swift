@@ -1,4 +1,5 @@
 import OmniBLS
+import OmniAttest
 import OmniCLI
 import OmniCodec
 import OmniConnect
@@ -39,6 +40,14 @@ public enum ErrorMapping {
             }
             return ErrorReport(kind: error.kind == .malformed ? "malformed_input" : error.kind.rawValue, message: error.description,
                                exitCode: exitCode)
+        case let error as AttestError:
+            // Refused evidence is a verdict (exit 1), never an error; these are arguments or a store unfit to use.
+            switch error.kind {
+            case .invalidArgument:
+                return ErrorReport(kind: "malformed_input", message: error.description, exitCode: .malformedInput)
+            case .store:
+                return ErrorReport(kind: "store", message: error.description, exitCode: .configuration)
+            }
         case let error as SystemError:
             // A local file could not be written or read (permissions, disk full): the environment, not the input.
             return ErrorReport(kind: "file_system", message: error.description, exitCode: .configuration)

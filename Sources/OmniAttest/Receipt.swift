@@ -1,0 +1,148 @@
+import OmniCodec
+import OmniCrypto
+
+/// An App Attest fraud-metric receipt: a CMS SignedData whose content is a SET OF SEQUENCE {INTEGER type,
+/// INTEGER version, OCTET STRING value}. Fields are kept as Apple sends them (times as RFC 3339 text).
+public struct AppAttestReceipt: Sendable {
+    /// The field numbers Apple documents.
+    public enum FieldType: UInt64, Sendable {
+        case appID = 2, attestedCertificate = 3, clientHash = 4, token = 5, receiptType = 6, environment = 7
+        case creationTime = 12, riskMetric = 17, notBefore = 19, expirationTime = 21
+    }
+
+    static let maximumFieldCount = 64
+
+    public let message: CMSSignedData
+    /// Every field in payload order: type number and raw value.
+    public let fields: [(type: UInt64, value: [UInt8])]
+
+    public var appID: String? { text(.appID) }
+    /// The attested credential certificate (DER).
+    public var attestedCertificate: [UInt8]? { value(.attestedCertificate) }
+    public var clientHash: [UInt8]? { value(.clientHash) }
+    public var token: String? { text(.token) }
+    /// "ATTEST" (the receipt inside an attestation) or "RECEIPT" (a refreshed one from Apple's server).
+    public var receiptType: String? { text(.receiptType) }
+    /// "production" or "sandbox".
+    public var environment: String? { text(.environment) }
+    public var creationTime: String? { text(.creationTime) }
+    public var riskMetric: UInt64? { text(.riskMetric).flatMap { UInt64($0) } }
+    public var notBefore: String? { text(.notBefore) }
+    public var expirationTime: String? { text(.expirationTime) }
+
+    public func value(_ type: FieldType) -> [UInt8]? { fields.first(where: { $0.type == type.rawValue })?.value }
+
+    private func text(_ type: FieldType) -> String? {
+        value(type).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Parses the CMS message and its payload. Throws a message for the first thing that is not a receipt.
+    init(_ bytes: [UInt8]) throws(Refusal) {
+        do {
+            message = try CMSSignedData(berRepresentation: bytes)
+        } catch {
+            throw Refusal(.badReceipt, "receipt is not a CMS SignedData message: \(error.message)")
+        }
+        var outer = DERScanner(message.content)
+        guard let set = outer.read(), set.tag == 0x31, outer.isAtEnd else {
+            throw Refusal(.badReceipt, "receipt payload is not one DER SET")
+        }
+        var items = set.content
+        var fields: [(type: UInt64, value: [UInt8])] = []
+        while !items.isAtEnd {
+            guard fields.count < Self.maximumFieldCount else {
+                throw Refusal(.badReceipt, "receipt payload has more than \(Self.maximumFieldCount) fields")
+            }
+            guard let sequence = items.read(), sequence.tag == 0x30 else {
+                throw Refusal(.badReceipt, "receipt field \(fields.count) is not a SEQUENCE")
+            }
+            var field = sequence.content
+            guard let typeElement = field.read(), typeElement.tag == 0x02, let type = typeElement.content.unsignedValue,
+                  let version = field.read(), version.tag == 0x02,
+                  let value = field.read(), value.tag == 0x04, field.isAtEnd
+            else {
+                throw Refusal(.badReceipt, "receipt field \(fields.count) is not SEQUENCE {INTEGER, INTEGER, OCTET STRING}")
+            }
+            fields.append((type, value.content.contentBytes))
+        }
+        self.fields = fields
+    }
+}
+
+/// What a receipt check found. A receipt never decides an attestation on its own unless the caller requires it.
+public struct ReceiptAppraisal: Sendable {
+    public let byteCount: Int
+    /// Every problem found, in check order; empty when the receipt is valid.
+    public let problems: [String]
+    public let signatureValid: Bool
+    public let chainValid: Bool
+    /// Subjects of the verified signer chain, signer first (empty when the chain did not verify).
+    public let signerChain: [String]
+    public let receipt: AppAttestReceipt?
+    /// SHA256 of the public key point of the receipt's attested certificate (the key id it speaks for).
+    public let attestedKeyID: [UInt8]?
+    /// Seconds between the receipt's creation time and the verification time.
+    public let ageSeconds: Int64?
+
+    public var isValid: Bool { problems.isEmpty }
+}
+
+public enum ReceiptAppraiser {
+    /// Apple: the creation time should be "no more than five minutes old" when a fresh receipt is checked.
+    public static let freshnessSeconds: Int64 = 300
+
+    /// Apple's receipt steps: the CMS signature, the signer chain to `roots` (Apple Root CA - G3) at `time`, the app
+    /// id in field 2, and the attested key in field 3 equal to `expectedKeyID` when given. Staleness (creation time
+    /// older than five minutes at `time`) is reported in `ageSeconds`, not as a problem: offline appraisal of stored
+    /// evidence is the common case here.
+    public static func appraise(_ bytes: [UInt8], roots: [Certificate] = [AppleRoots.rootCAG3], at time: Int64,
+                                appID: String?, expectedKeyID: [UInt8]?) -> ReceiptAppraisal {
+        let receipt: AppAttestReceipt
+        do {
+            receipt = try AppAttestReceipt(bytes)
+        } catch {
+            return ReceiptAppraisal(byteCount: bytes.count, problems: [error.message], signatureValid: false, chainValid: false,
+                                    signerChain: [], receipt: nil, attestedKeyID: nil, ageSeconds: nil)
+        }
+        var problems: [String] = []
+        var signatureValid = false
+        var chainValid = false
+        var chain: [String] = []
+        do {
+            let signers = try receipt.message.verifySignatures()
+            signatureValid = true
+            if let signer = signers.first {
+                let others = receipt.message.certificates.filter { $0 != signer }
+                do {
+                    chain = try Certificate.verifyChain(leaf: signer, intermediates: others, roots: roots, at: time).map(\.subject)
+                    chainValid = true
+                } catch {
+                    problems.append("receipt signer chain: \(error.message)")
+                }
+            }
+        } catch {
+            problems.append("receipt signature: \(error.message)")
+        }
+        if let appID, receipt.appID != appID {
+            problems.append("receipt app id (field 2) is \(receipt.appID.map { "'\($0)'" } ?? "missing"), expected '\(appID)'")
+        }
+        var attestedKeyID: [UInt8]?
+        if let der = receipt.attestedCertificate, let certificate = try? Certificate(derRepresentation: der),
+           let key = try? certificate.ecdsaPublicKey() {
+            attestedKeyID = SHA256.hash(key.uncompressedRepresentation)
+        }
+        if let expectedKeyID {
+            if let attestedKeyID {
+                if !bytesEqual(attestedKeyID, expectedKeyID) {
+                    problems.append("receipt attested key (field 3) is key id \(AttestBase64.encode(attestedKeyID)), not \(AttestBase64.encode(expectedKeyID))")
+                }
+            } else {
+                problems.append("receipt has no readable attested certificate (field 3)")
+            }
+        }
+        let age = receipt.creationTime.flatMap(AttestTime.parse).map { time - $0 }
+        return ReceiptAppraisal(byteCount: bytes.count, problems: problems, signatureValid: signatureValid,
+                                chainValid: chainValid, signerChain: chain, receipt: receipt,
+                                attestedKeyID: attestedKeyID, ageSeconds: age)
+    }
+}

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""An independent App Attest evidence minter (Python `cryptography` + `cbor2`), for differential tests and benchmarks.
+
+It builds what a device and Apple's CA would: a P-384 test root and intermediate, a P-256 credential certificate
+carrying the nonce extension 1.2.840.113635.100.8.2 as SEQUENCE { [1] EXPLICIT OCTET STRING }, authData with the
+COSE key (and optionally the iOS 27 extension map), and assertions signed ES256 over nonce = SHA256(authData ||
+clientDataHash). Each case says which reason code a correct verifier must give.
+
+  attest_peer.py cases --seed N --count K [--now 2026-11-29T00:00:00Z]   random valid/invalid cases, JSON Lines
+  attest_peer.py valid --seed N --count K [--now …]                     K valid production attestations, JSON Lines
+
+Lines follow omni's vector schema (attestation_b64, key_id, app_id, client_data_hash_b64, challenge_b64,
+environment, verify_at, root_pem, kind, case, expect, and for assertions assertion_b64, client_data_b64,
+public_key_b64, previous_counter)."""
+import argparse
+import base64
+import datetime
+import hashlib
+import json
+import random
+import sys
+
+import cbor2
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+NONCE_OID = x509.ObjectIdentifier("1.2.840.113635.100.8.2")
+PROD = b"appattest" + b"\x00" * 7
+DEV = b"appattestdevelop"
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def sha256(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+def name(common: str) -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common),
+                      x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Peer Test")])
+
+
+def ca_certificate(subject_key, issuer_key, subject: str, issuer: str, start, end, serial: int):
+    return (x509.CertificateBuilder().subject_name(name(subject)).issuer_name(name(issuer))
+            .public_key(subject_key.public_key()).serial_number(serial).not_valid_before(start).not_valid_after(end)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .add_extension(x509.KeyUsage(digital_signature=False, content_commitment=False, key_encipherment=False,
+                                         data_encipherment=False, key_agreement=False, key_cert_sign=True,
+                                         crl_sign=True, encipher_only=False, decipher_only=False), critical=True)
+            .sign(issuer_key, hashes.SHA384()))
+
+
+class Minter:
+    def __init__(self, rng: random.Random, now: datetime.datetime):
+        self.rng = rng
+        self.now = now
+        self.root_key = ec.derive_private_key(rng.getrandbits(320) + 1, ec.SECP384R1())
+        self.intermediate_key = ec.derive_private_key(rng.getrandbits(320) + 1, ec.SECP384R1())
+        self.other_root_key = ec.derive_private_key(rng.getrandbits(320) + 1, ec.SECP384R1())
+        start, end = now - datetime.timedelta(days=365), now + datetime.timedelta(days=3650)
+        self.root = ca_certificate(self.root_key, self.root_key, "Peer Test Root", "Peer Test Root", start, end, 1)
+        self.intermediate = ca_certificate(self.intermediate_key, self.root_key, "Peer Test Intermediate",
+                                           "Peer Test Root", start, end, 2)
+        # Same issuer name, different key, chained to a root nobody trusts.
+        self.impostor = ca_certificate(self.other_root_key, self.other_root_key, "Peer Test Intermediate",
+                                       "Peer Test Intermediate", start, end, 3)
+        self.root_pem = self.root.public_bytes(serialization.Encoding.PEM).decode()
+
+    def leaf(self, key, nonce: bytes, start, end, issuer_key=None, nonce_der: bytes = None):
+        point = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+        extension = nonce_der if nonce_der is not None else bytes.fromhex("3024a1220420") + (nonce or b"")
+        builder = (x509.CertificateBuilder().subject_name(name(sha256(point).hex()))
+                   .issuer_name(name("Peer Test Intermediate")).public_key(key.public_key())
+                   .serial_number(self.rng.getrandbits(63) + 1).not_valid_before(start).not_valid_after(end)
+                   .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+                   .add_extension(x509.KeyUsage(digital_signature=True, content_commitment=False, key_encipherment=False,
+                                                data_encipherment=False, key_agreement=False, key_cert_sign=False,
+                                                crl_sign=False, encipher_only=False, decipher_only=False), critical=True))
+        if nonce is not None:
+            builder = builder.add_extension(x509.UnrecognizedExtension(NONCE_OID, extension), critical=False)
+        return builder.sign(issuer_key or self.intermediate_key, hashes.SHA256())
+
+    def attestation(self, case: str, app_id: str = "PEERTEAM01.org.example.peer"):
+        """Returns one attestation line for `case` with the reason code it must get."""
+        rng = self.rng
+        key = ec.derive_private_key(rng.getrandbits(255) + 1, ec.SECP256R1())
+        numbers = key.public_key().public_numbers()
+        point = b"\x04" + numbers.x.to_bytes(32, "big") + numbers.y.to_bytes(32, "big")
+        key_id = sha256(point)
+        challenge = bytes(rng.getrandbits(8) for _ in range(32))
+        client_data_hash = sha256(challenge)
+        environment = "development" if case == "valid_dev" else "production"
+        aaguid = DEV if environment == "development" else PROD
+        if case == "aaguid_mismatch":
+            aaguid = DEV
+        counter = 1 if case == "counter_not_zero" else 0
+        rp_app = app_id + ".other" if case == "rp_id_mismatch" else app_id
+        credential_id = sha256(b"other" + point) if case == "credential_id_mismatch" else key_id
+        cose = cbor2.dumps({1: 2, 3: -7, -1: 1, -2: point[1:33], -3: point[33:]})
+        auth_data = (sha256(rp_app.encode()) + bytes([0x40]) + counter.to_bytes(4, "big") + aaguid
+                     + len(credential_id).to_bytes(2, "big") + credential_id + cose)
+        if case == "valid_ios27":
+            auth_data += cbor2.dumps({"apple_bundle_version_01": "7", "apple_validation_category_01": b"\x01\x00\x00\x00"})
+        if case == "auth_data_garbage":
+            auth_data += b"\xff\x00"
+        nonce = sha256(auth_data + (sha256(b"x" + client_data_hash) if case == "nonce_mismatch" else client_data_hash))
+        start, end = self.now - datetime.timedelta(days=1), self.now + datetime.timedelta(days=300)
+        if case == "cert_expired":
+            start, end = self.now - datetime.timedelta(days=10), self.now - datetime.timedelta(days=2)
+        issuer_key = self.other_root_key if case == "bad_chain" else None
+        leaf = self.leaf(key, None if case == "missing_nonce" else nonce, start, end, issuer_key=issuer_key,
+                         nonce_der=(bytes.fromhex("3022") + bytes.fromhex("0420") + nonce) if case == "wrong_nonce_shape" else None)
+        x5c = [leaf.public_bytes(serialization.Encoding.DER),
+               (self.impostor if case == "bad_chain" else self.intermediate).public_bytes(serialization.Encoding.DER)]
+        obj = cbor2.dumps({"fmt": "packed" if case == "bad_format" else "apple-appattest",
+                           "attStmt": {"x5c": x5c, "receipt": b""}, "authData": auth_data})
+        if case == "malformed_cbor":
+            obj = obj[: len(obj) // 2]
+        sent_key_id = sha256(b"another key") if case == "key_id_mismatch" else key_id
+        expect = {"valid_prod": "ok", "valid_dev": "ok", "valid_ios27": "ok", "missing_nonce": "nonce_mismatch",
+                  "wrong_nonce_shape": "nonce_mismatch", "auth_data_garbage": "malformed_auth_data"}.get(case, case)
+        line = {"kind": "attestation", "case": case, "expect": expect, "app_id": app_id, "environment": environment,
+                "attestation_b64": b64(obj), "key_id": b64(sent_key_id), "challenge_b64": b64(challenge),
+                "client_data_hash_b64": b64(client_data_hash), "verify_at": self.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "root_pem": self.root_pem}
+        return line, key, point
+
+    def assertion(self, case: str):
+        line, key, point = self.attestation("valid_prod")
+        app_id = line["app_id"]
+        previous = self.rng.randrange(0, 1 << 31)
+        counter = previous if case == "counter_not_increasing" else previous + 1 + self.rng.randrange(0, 1000)
+        rp = app_id + ".other" if case == "rp_id_mismatch" else app_id
+        auth_data = sha256(rp.encode()) + bytes([0x40]) + counter.to_bytes(4, "big")
+        client_data = json.dumps({"challenge": b64(bytes(self.rng.getrandbits(8) for _ in range(16)))}).encode()
+        nonce = sha256(auth_data + sha256(client_data))
+        signer = ec.derive_private_key(self.rng.getrandbits(255) + 1, ec.SECP256R1()) if case == "bad_signature" else key
+        signature = signer.sign(nonce, ec.ECDSA(hashes.SHA256()))
+        obj = cbor2.dumps({"signature": signature, "authenticatorData": auth_data})
+        line.update({"kind": "assertion", "case": "assert_" + case, "expect": case if case != "valid" else "ok",
+                     "assertion_b64": b64(obj), "client_data_b64": b64(client_data), "public_key_b64": b64(point),
+                     "previous_counter": previous})
+        return line
+
+
+ATTESTATION_CASES = ["valid_prod", "valid_dev", "valid_ios27", "nonce_mismatch", "missing_nonce", "wrong_nonce_shape",
+                     "key_id_mismatch", "rp_id_mismatch", "counter_not_zero", "aaguid_mismatch", "credential_id_mismatch",
+                     "cert_expired", "bad_chain", "bad_format", "malformed_cbor", "auth_data_garbage"]
+ASSERTION_CASES = ["valid", "bad_signature", "rp_id_mismatch", "counter_not_increasing"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=["cases", "valid"])
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--count", type=int, default=40)
+    parser.add_argument("--now", default=None, help="RFC 3339 time the certificates are valid at (default: now)")
+    args = parser.parse_args()
+    now = (datetime.datetime.strptime(args.now, "%Y-%m-%dT%H:%M:%SZ") if args.now
+           else datetime.datetime.utcnow().replace(microsecond=0))
+    rng = random.Random(args.seed)
+    minter = Minter(rng, now)
+    out = sys.stdout
+    for index in range(args.count):
+        if args.mode == "valid":
+            line = minter.attestation("valid_prod")[0]
+        elif index % 4 == 3:
+            line = minter.assertion(rng.choice(ASSERTION_CASES))
+        else:
+            line = minter.attestation(rng.choice(ATTESTATION_CASES))[0]
+        out.write(json.dumps(line) + "\n")
+
+
+if __name__ == "__main__":
+    main()
