@@ -76,9 +76,9 @@ struct HelpRenderer {
         return sections.joined(separator: "\n\n") + "\n"
     }
 
-    func render(topic: HelpTopic) -> String {
-        style.bold(topic.name.uppercased()) + " — " + topic.abstract + "\n\n" + topic.body
-            + (topic.body.hasSuffix("\n") ? "" : "\n")
+    func render(topic: HelpTopic, root: Command) -> String {
+        let text = topic.text(root: root)
+        return style.bold(topic.name.uppercased()) + " — " + topic.abstract + "\n\n" + text + (text.hasSuffix("\n") ? "" : "\n")
     }
 
     /// `omni candid encode [<values>] [--types <types>] …`: required options spelled out, the rest summarised.

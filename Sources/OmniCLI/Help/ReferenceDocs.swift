@@ -9,7 +9,7 @@ struct ReferenceDocs {
     func files() -> [(String, String)] {
         var result: [(String, String)] = []
         for topic in tool.topics {
-            result.append(("\(topic.name).md", "# \(tool.name) help \(topic.name)\n\n\(topic.abstract)\n\n```text\n\(topic.body)\n```\n" + footer))
+            result.append(("\(topic.name).md", "# \(tool.name) help \(topic.name)\n\n\(topic.abstract)\n\n```text\n\(topic.text(root: tool.root))\n```\n" + footer))
         }
         var index = "# \(tool.name) command reference\n\n\(tool.root.abstract)\n\n"
         for command in tool.root.visibleSubcommands {

@@ -77,15 +77,57 @@ public struct CommandResult {
     public static let success = CommandResult()
 }
 
-/// A built-in help topic (`omni help exit-codes`).
+/// A built-in help topic (`omni help exit-codes`). `generated` appends text derived from the command tree, so a
+/// topic such as the environment-variable list cannot miss a command's variables.
 public struct HelpTopic: Sendable {
     public let name: String
     public let abstract: String
     public let body: String
+    public let generated: (@Sendable (Command) -> String)?
 
-    public init(_ name: String, abstract: String, body: String) {
+    public init(_ name: String, abstract: String, body: String, generated: (@Sendable (Command) -> String)? = nil) {
         self.name = name
         self.abstract = abstract
         self.body = body
+        self.generated = generated
+    }
+
+    /// The full text of the topic for the tree rooted at `root`.
+    public func text(root: Command) -> String {
+        guard let generated else { return body }
+        return body + (body.hasSuffix("\n") ? "" : "\n") + generated(root)
+    }
+
+    /// Every option in the tree that reads an environment variable, one aligned line per variable:
+    /// "VARIABLE  --option of 'omni a b'" (or "of N commands under 'omni a'" when many share it).
+    public static func environmentVariables(in root: Command) -> String {
+        var uses: [String: (flags: [String], paths: [[String]])] = [:]
+        func visit(_ command: Command, _ path: [String]) {
+            for option in command.options where !option.hidden {
+                guard let variable = option.environment else { continue }
+                var entry = uses[variable] ?? ([], [])
+                if !entry.flags.contains(option.longFlag) { entry.flags.append(option.longFlag) }
+                entry.paths.append(path)
+                uses[variable] = entry
+            }
+            for sub in command.subcommands where !sub.hidden { visit(sub, path + [sub.name]) }
+        }
+        visit(root, [root.name])
+        let width = (uses.keys.map(\.count).max() ?? 0) + 2
+        return uses.keys.sorted().map { variable in
+            let (flags, paths) = uses[variable]!
+            var where_: String
+            if paths.count <= 2 {
+                where_ = paths.map { "'\($0.joined(separator: " "))'" }.joined(separator: " and ")
+            } else {
+                var common = paths[0]
+                for path in paths.dropFirst() {
+                    common = Array(zip(common, path).prefix { $0 == $1 }.map(\.0))
+                }
+                where_ = "\(paths.count) commands under '\(common.joined(separator: " "))'"
+            }
+            return "  " + variable + String(repeating: " ", count: width - variable.count)
+                + flags.joined(separator: ", ") + " of " + where_
+        }.joined(separator: "\n") + "\n"
     }
 }

@@ -20,7 +20,7 @@ extension CommandLineTool {
         let words = try invocation.arguments(helpWords)
         let renderer = tool.helpRenderer(invocation.stdoutStyle)
         if words.count == 1, let topic = tool.topics.first(where: { $0.name == words[0] }) {
-            return .output(HelpText(text: renderer.render(topic: topic), name: topic.name))
+            return .output(HelpText(text: renderer.render(topic: topic, root: tool.root), name: topic.name))
         }
         var path = [tool.root]
         for word in words {

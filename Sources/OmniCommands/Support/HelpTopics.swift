@@ -40,7 +40,9 @@ public enum HelpTopics {
               HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY
                                  proxies for network commands (read by libcurl)
               OMNI_VECTORS       test suites only: where the shared test vectors live
-            """)
+
+            Variables of individual commands (each is the fallback for the option named):
+            """, generated: HelpTopic.environmentVariables(in:))
     }
 
     public static var formatting: HelpTopic {
