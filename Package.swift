@@ -25,7 +25,7 @@ var executable: [Target] { [
 var commandLayer: [Target] { [
     .target(name: "OmniCLI", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: swiftSettings),
     .target(name: "OmniCommands", dependencies: [
-        "OmniCLI", "OmniCodec", "OmniSystem", "OmniCrypto", "OmniTransport", "OmniCandid", "OmniBLS", "COmniShims",
+        "OmniCLI", "OmniCodec", "OmniSystem", "OmniCrypto", "OmniTransport", "OmniCandid", "OmniBLS", "OmniIC", "COmniShims",
     ], swiftSettings: swiftSettings),
 ] }
 
@@ -33,6 +33,8 @@ var commandLayer: [Target] { [
 var domains: [Target] { [
     .target(name: "OmniCandid", dependencies: ["OmniCodec"], swiftSettings: swiftSettings),
     .target(name: "OmniBLS", dependencies: ["CBLS12381", "OmniCodec", "OmniCrypto"], swiftSettings: swiftSettings),
+    .target(name: "OmniIC", dependencies: ["OmniCodec", "OmniCrypto", "OmniBLS", "OmniCandid", "OmniSystem"],
+            swiftSettings: swiftSettings),
 ] }
 
 // MARK: - Shared layers: codecs, files and directories, crypto, transports
@@ -63,5 +65,6 @@ var tests: [Target] { [
     .testTarget(name: "OmniCLITests", dependencies: ["OmniCLI", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniCandidTests", dependencies: ["OmniCandid", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniBLSTests", dependencies: ["OmniBLS", "OmniCrypto", "OmniTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "OmniICTests", dependencies: ["OmniIC", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniEndToEndTests", dependencies: ["omni", "OmniTestSupport"], swiftSettings: swiftSettings),
 ] }
