@@ -62,7 +62,7 @@ extension HashTree {
     }
 }
 
-extension Certificate {
+extension ICCertificate {
     /// The range check of a delegated certificate: `canister` must lie in the ranges the delegation certifies.
     static func checkRange(_ canister: Principal, subnet: Principal, tree: HashTree) throws(ICError) {
         guard let ranges = try tree.canisterRanges(of: subnet) else {

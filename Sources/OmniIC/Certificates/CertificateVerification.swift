@@ -64,7 +64,7 @@ public struct Freshness: Sendable, Equatable {
 
 /// A certificate that passed every check, with the facts the checks established.
 public struct VerifiedCertificate: Sendable {
-    public let certificate: Certificate
+    public let certificate: ICCertificate
     /// The certified `/time`.
     public let time: UInt64
     /// The subnet that signed the certificate: the delegation's subnet, or the root subnet (selfauth of the
@@ -84,7 +84,7 @@ public struct VerifiedCertificate: Sendable {
     public func lookup(_ path: StatePath) -> LookupResult { certificate.tree.lookup(path) }
 }
 
-extension Certificate {
+extension ICCertificate {
     /// Verifies the certificate for `scope`:
     /// 1. a delegation, if present, must not itself be delegated, must verify under `rootKey` and must certify
     ///    `/subnet/<id>/public_key`;
@@ -103,7 +103,7 @@ extension Certificate {
             if delegation.hasNestedDelegation {
                 throw ICError.verification(.delegation, "the delegation certificate has a delegation of its own (nested delegations are not allowed)")
             }
-            try Certificate.checkSignature(of: delegation.certificate, key: .decoded(rootKey.key), what: "delegation certificate")
+            try ICCertificate.checkSignature(of: delegation.certificate, key: .decoded(rootKey.key), what: "delegation certificate")
             let keyPath = StatePath.subnetPublicKey(delegation.subnetID.bytes)
             guard case .found(let der) = delegation.certificate.tree.lookup(keyPath) else {
                 throw ICError.verification(.delegation, "the delegation certificate does not certify the subnet's public key",
@@ -111,17 +111,17 @@ extension Certificate {
             }
             signingKeyDER = der
             subnetID = delegation.subnetID
-            try Certificate.checkSignature(of: self, key: .der(der), what: "certificate")
+            try ICCertificate.checkSignature(of: self, key: .der(der), what: "certificate")
             switch scope {
             case .canister(let canister):
-                try Certificate.checkRange(canister, subnet: subnetID, tree: delegation.certificate.tree)
+                try ICCertificate.checkRange(canister, subnet: subnetID, tree: delegation.certificate.tree)
             case .subnet(let subnet):
                 guard subnet == subnetID else {
                     throw ICError.verification(.delegation, "the certificate is delegated to subnet \(subnetID), not \(subnet)")
                 }
             }
         } else {
-            try Certificate.checkSignature(of: self, key: .decoded(rootKey.key), what: "certificate")
+            try ICCertificate.checkSignature(of: self, key: .decoded(rootKey.key), what: "certificate")
         }
         let time = try certifiedTime()
         if let freshness { try freshness.check(time, what: "certificate") }
@@ -134,7 +134,7 @@ extension Certificate {
         case der([UInt8])
     }
 
-    static func checkSignature(of certificate: Certificate, key: SigningKey, what: String) throws(ICError) {
+    static func checkSignature(of certificate: ICCertificate, key: SigningKey, what: String) throws(ICError) {
         guard certificate.signature.count == BLS.signatureLength else {
             throw ICError.malformed("\(what) signature is \(certificate.signature.count) bytes, expected \(BLS.signatureLength)")
         }

@@ -36,7 +36,7 @@ public enum CanisterSignature {
                        rootKey: ICRootKey) throws(ICError) {
         let value = try ICCBOR.decode(signature, what: "canister signature", maxBytes: 1 << 20, maxDepth: 192)
         let fields = try CBORFields(value, what: "canister signature")
-        let certificate = try Certificate(decoding: try fields.bytes("certificate"))
+        let certificate = try ICCertificate(decoding: try fields.bytes("certificate"))
         let tree = try HashTree(cbor: try fields.required("tree"))
         let verified: VerifiedCertificate
         do {

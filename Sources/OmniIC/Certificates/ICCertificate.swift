@@ -24,7 +24,7 @@ public struct CertificateLimits: Sendable {
 /// `55799({tree, signature: bytes(48), ?delegation: {subnet_id, certificate}})`.
 ///
 /// Parsing checks the form only; `verify(scope:rootKey:freshness:)` checks everything else.
-public final class Certificate: Sendable {
+public final class ICCertificate: Sendable {
     public let tree: HashTree
     /// The BLS signature over `0x0D "ic-state-root" ‖ reconstruct(tree)`.
     public let signature: [UInt8]
@@ -36,7 +36,7 @@ public final class Certificate: Sendable {
     public struct SubnetDelegation: Sendable {
         public let subnetID: Principal
         /// The delegation certificate; a delegation inside it is recorded, not followed (`hasNestedDelegation`).
-        public let certificate: Certificate
+        public let certificate: ICCertificate
         /// Whether the delegation certificate carries a delegation of its own (never valid).
         public var hasNestedDelegation: Bool { certificate.nestedDelegationPresent || certificate.delegation != nil }
     }
@@ -61,7 +61,7 @@ public final class Certificate: Sendable {
             if followDelegation {
                 let delegationFields = try CBORFields(delegationValue, what: "\(what).delegation")
                 let subnet = try Principal.fromBytes(try delegationFields.bytes("subnet_id"), what: "delegation.subnet_id")
-                let inner = try Certificate(decoding: try delegationFields.bytes("certificate"), limits: limits,
+                let inner = try ICCertificate(decoding: try delegationFields.bytes("certificate"), limits: limits,
                                             followDelegation: false)
                 delegation = SubnetDelegation(subnetID: subnet, certificate: inner)
                 nestedDelegationPresent = false
