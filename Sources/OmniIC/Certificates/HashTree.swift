@@ -16,9 +16,10 @@ public indirect enum HashTree: Sendable, Equatable {
         try self.init(cbor: cbor, location: "tree")
     }
 
-    /// Decodes a CBOR-encoded tree (self-describe tag optional).
-    public init(decoding bytes: [UInt8], maxBytes: Int = 10 << 20) throws(ICError) {
-        try self.init(cbor: try ICCBOR.decode(bytes, what: "hash tree", maxBytes: maxBytes))
+    /// Decodes a CBOR-encoded tree (self-describe tag optional), with the certificate limits.
+    public init(decoding bytes: [UInt8], limits: CertificateLimits = .default) throws(ICError) {
+        try self.init(cbor: try ICCBOR.decode(bytes, what: "hash tree", maxBytes: limits.maxBytes, maxDepth: limits.maxDepth,
+                                              maxItems: limits.maxItems))
     }
 
     private init(cbor: CBOR, location: String) throws(ICError) {
