@@ -57,6 +57,13 @@ import Testing
         expectICError(.configuration, reason: .expired, "signing after expiry") {
             _ = try identity.envelope(for: allowed, at: restricted.expiration + 1)
         }
+        // read_state names no canister: the effective canister id (from the URL) is what targets restrict.
+        let read = try ICRequest(.readState(paths: [.time]), sender: identity.principal, ingressExpiry: now)
+        let readEnvelope = try identity.envelope(for: read, at: now)
+        try readEnvelope.verifySender(at: now, effectiveCanister: try canister)
+        expectICError(.verificationFailed, reason: .target, "read_state for a non-target") {
+            try readEnvelope.verifySender(at: now, effectiveCanister: other)
+        }
         // A session extending a session: one more link, never outliving its parent.
         let extended = try DelegatedSession.create(root: identity, lifetime: DelegatedSession.maxLifetime, now: now)
         #expect(extended.chain.delegations.count == 2 && extended.expiration == restricted.expiration)
