@@ -28,7 +28,7 @@ import Testing
             #expect(envelope.senderDelegation == session.chain.delegations)
             try ICEnvelope(decoding: try envelope.encoded()).verifySender(at: now)
             // The root key is not in the session file.
-            let file = session.sessionFileJSON().serialized()
+            let file = try session.sessionFileJSON().serialized()
             let rootSecret: [UInt8]
             switch root.signer {
             case .ed25519(let key): rootSecret = key.seed
@@ -71,6 +71,20 @@ import Testing
         try extended.chain.verify(at: now, canister: try canister)
     }
 
+    /// A chain issued elsewhere to a P-256 session key (what browsers hold for Internet Identity sessions).
+    @Test func foreignChainToAnECDSASessionKey() throws {
+        let root = try ICIdentity.generate(.ed25519)
+        let sessionKey = try ICIdentity.generate(.p256)
+        let link = try root.delegate(Delegation(publicKey: try #require(sessionKey.publicKeyDER), expiration: now + DelegatedSession.hour))
+        let chainText = DelegationChain(publicKey: try #require(root.publicKeyDER), delegations: [link]).json.serialized()
+        let session = try DelegatedSession(sessionKey: sessionKey, chain: try DelegationChain(jsonText: chainText))
+        let identity = ICIdentity(session: session)
+        let request = try ICRequest(.call(canister: try canister, method: "m", arg: []), sender: root.principal, ingressExpiry: now)
+        try identity.envelope(for: request, at: now).verifySender(at: now)
+        let stored = try DelegatedSession(sessionFile: try JSONValue.parse(try session.sessionFileJSON().serialized()))
+        #expect(stored.sessionKey.keyType == .p256 && stored.chain == session.chain)
+    }
+
     @Test func chainRules() throws {
         let root = try ICIdentity.generate()
         let session = try DelegatedSession.create(root: root, now: now)
@@ -111,9 +125,9 @@ import Testing
         #expect(json["publicKey"]?.stringValue == Hex.encode(try #require(root.publicKeyDER)))
         #expect(try DelegationChain(jsonText: json.serialized()) == session.chain)
         // The session file round-trips, secret included, and works afterwards.
-        let restored = try DelegatedSession(sessionFile: try JSONValue.parse(session.sessionFileJSON().serialized()))
+        let restored = try DelegatedSession(sessionFile: try JSONValue.parse(try session.sessionFileJSON().serialized()))
         #expect(restored.chain == session.chain)
-        #expect(restored.sessionKey.publicKey == session.sessionKey.publicKey)
+        #expect(restored.sessionKey.publicKeyDER == session.sessionKey.publicKeyDER)
         // Other producers: numeric expiration, null targets, 0x-prefixed hex.
         let text = """
             {"delegations":[{"delegation":{"expiration":\(now),"pubkey":"0x\(Hex.encode(session.chain.delegations[0].delegation.publicKey))","targets":null},
@@ -126,8 +140,9 @@ import Testing
             expectICError(.malformed, bad) { _ = try DelegationChain(jsonText: bad) }
         }
         expectICError(.configuration, "chain for another key") {
-            _ = try DelegatedSession(sessionKey: Ed25519.PrivateKey(), chain: session.chain)
+            _ = try DelegatedSession(sessionKey: ICIdentity(ed25519: Ed25519.PrivateKey()), chain: session.chain)
         }
+        expectICError(.invalidArgument, "anonymous session key") { _ = try DelegatedSession(sessionKey: .anonymous, chain: session.chain) }
     }
 
     /// A canister-signature root (as Internet Identity issues): the chain's first key is a canister signature
@@ -158,7 +173,7 @@ import Testing
         let good = SignedDelegation(delegation: delegation, signature: try signature(message: delegation.signedMessage))
         let chain = DelegationChain(publicKey: publicKey, delegations: [good])
         try chain.verify(at: now, rootKey: try rootKey.rootKey)
-        let session = try DelegatedSession(sessionKey: sessionKey, chain: chain)
+        let session = try DelegatedSession(sessionKey: ICIdentity(ed25519: sessionKey), chain: chain)
         let identity = ICIdentity(session: session)
         #expect(identity.principal == Principal.selfAuthenticating(publicKeyDER: publicKey))
         let request = try ICRequest(.query(canister: try canister, method: "whoami", arg: []), sender: identity.principal, ingressExpiry: now)

@@ -108,7 +108,7 @@ import Testing
         }
         report.append("responses \(respAccepted)/\(respRefused)")
 
-        let chain = Array(session.sessionFileJSON().serialized().utf8)
+        let chain = Array(try session.sessionFileJSON().serialized().utf8)
         let (jsonAccepted, jsonRefused) = MutationTests.fuzz("session", [chain], iterations: 2000, generator: &generator) { bytes throws(ICError) in
             let value: JSONValue
             do { value = try JSONValue.parse(bytes) } catch let error as CodecError { throw ICError.codec(error, "json") } catch { throw ICError.malformed("\(error)") }

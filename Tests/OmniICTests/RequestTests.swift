@@ -223,4 +223,31 @@ import Testing
             expectICError(.malformed, bad) { _ = try ICTime.parse(bad) }
         }
     }
+
+    @Test func effectiveCanisterRouting() throws {
+        let target = try principal("rdmx6-jaaaa-aaaaa-aaadq-cai")
+        let ledger = try principal("ryjl3-tyaaa-aaaaa-aaaba-cai")
+        #expect(try EffectiveCanisterID.resolve(canister: ledger, method: "transfer", arg: []) == .canister(ledger))
+        let status = try Candid.encode([.record(["canister_id": .principal(target)])])
+        #expect(try EffectiveCanisterID.resolve(canister: .managementCanister, method: "canister_status", arg: status) == .canister(target))
+        let chunked = try Candid.encode([.record(["mode": .variant("install"), "target_canister": .principal(target),
+                                                  "store_canister": .opt(.principal(ledger))])])
+        #expect(try EffectiveCanisterID.resolve(canister: .managementCanister, method: "install_chunked_code", arg: chunked) == .canister(target))
+        let create = try Candid.encode([.record(["amount": .opt(.nat(1))])])
+        #expect(try EffectiveCanisterID.resolve(canister: .managementCanister, method: "provisional_create_canister_with_cycles", arg: create) == .any)
+        expectICError(.invalidArgument, "no canister_id") {
+            _ = try EffectiveCanisterID.resolve(canister: .managementCanister, method: "canister_status", arg: create)
+        }
+        expectICError(.malformed, "not Candid") { _ = try EffectiveCanisterID.resolve(canister: .managementCanister, method: "stop_canister", arg: [1, 2]) }
+    }
+
+    @Test func replicaStatus() throws {
+        let body = try CBOR.map([("ic_api_version", "0.18.0"), ("root_key", .bytes(ICRootKey.mainnetDER)), ("impl_version", "0.9.0"),
+                                 ("replica_health_status", "healthy"), ("certified_height", 25)]).selfDescribed.encoded()
+        let status = try ReplicaStatus(decoding: body)
+        #expect(status.apiVersion == "0.18.0" && status.healthStatus == "healthy" && status.certifiedHeight == 25)
+        #expect(try ICRootKey(der: try #require(status.rootKey)).isMainnet)
+        #expect(try ReplicaStatus(decoding: try CBOR.map([("ic_api_version", "0.18.0")]).encoded()).rootKey == nil)
+        expectICError(.malformed, "not a map") { _ = try ReplicaStatus(decoding: try CBOR.array([]).encoded()) }
+    }
 }

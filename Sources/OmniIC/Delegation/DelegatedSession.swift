@@ -2,8 +2,9 @@ import OmniCandid
 import OmniCodec
 import OmniCrypto
 
-/// A delegated session: a fresh Ed25519 session key and a delegation chain that lets it sign for another
-/// principal. The root key that signed the chain is not part of the session.
+/// A delegated session: a session key and a delegation chain that lets it sign for another principal. Sessions
+/// omni creates use a fresh Ed25519 key; chains issued elsewhere (e.g. by Internet Identity) may end in any key
+/// omni can sign with. The root key that signed the chain is not part of the session.
 public struct DelegatedSession: Sendable {
     public static let hour: UInt64 = 3600 * 1_000_000_000
     /// agent-js and Internet Identity default to 8 hours.
@@ -12,16 +13,22 @@ public struct DelegatedSession: Sendable {
     public static let maxLifetime: UInt64 = 30 * 24 * hour
 
     public let chain: DelegationChain
-    let sessionKey: Ed25519.PrivateKey
+    /// The key that signs requests (Ed25519, secp256k1 or P-256; never anonymous or itself a session).
+    let sessionKey: ICIdentity
 
     /// A session from a session key and a chain that ends in that key (e.g. a chain issued by Internet
     /// Identity for a key the user generated).
-    public init(sessionKey: Ed25519.PrivateKey, chain: DelegationChain) throws(ICError) {
+    public init(sessionKey: ICIdentity, chain: DelegationChain) throws(ICError) {
+        switch sessionKey.keyType {
+        case .ed25519, .secp256k1, .p256: break
+        case .anonymous, .delegated:
+            throw ICError(.invalidArgument, "a session key must be an Ed25519, secp256k1 or P-256 key, not \(sessionKey.keyType)")
+        }
         guard !chain.delegations.isEmpty else { throw ICError.malformed("a delegation chain needs at least one delegation") }
         guard chain.delegations.count <= DelegationChain.maxLength else {
             throw ICError.malformed("a delegation chain has at most \(DelegationChain.maxLength) delegations")
         }
-        guard chain.sessionPublicKey == sessionKey.publicKey.derRepresentation else {
+        guard chain.sessionPublicKey == sessionKey.publicKeyDER else {
             throw ICError(.configuration, "the delegation chain does not end in this session key")
         }
         self.sessionKey = sessionKey
@@ -41,13 +48,14 @@ public struct DelegatedSession: Sendable {
         }
         let (sum, overflow) = now.addingReportingOverflow(lifetime)
         var expiration = overflow ? UInt64.max : sum
-        let sessionKey = Ed25519.PrivateKey()
+        let sessionKey = ICIdentity(ed25519: Ed25519.PrivateKey())
+        guard let sessionPublicKey = sessionKey.publicKeyDER else { throw ICError(.internalFailure, "a new key has no public key") }
         let chain: DelegationChain
         switch root.signer {
         case .anonymous:
             throw ICError(.invalidArgument, "the anonymous identity cannot delegate")
         case .ed25519, .ecdsa:
-            let delegation = Delegation(publicKey: sessionKey.publicKey.derRepresentation, expiration: expiration, targets: targets)
+            let delegation = Delegation(publicKey: sessionPublicKey, expiration: expiration, targets: targets)
             guard let rootKey = root.publicKeyDER else { throw ICError(.invalidArgument, "the root identity has no key") }
             chain = DelegationChain(publicKey: rootKey, delegations: [try root.delegate(delegation)])
         case .delegated(let parent):
@@ -56,7 +64,7 @@ public struct DelegatedSession: Sendable {
             }
             try parent.checkUsable(at: now, canister: nil)
             expiration = min(expiration, parent.chain.expiration ?? expiration)
-            let delegation = Delegation(publicKey: sessionKey.publicKey.derRepresentation, expiration: expiration, targets: targets)
+            let delegation = Delegation(publicKey: sessionPublicKey, expiration: expiration, targets: targets)
             chain = DelegationChain(publicKey: parent.chain.publicKey, delegations: parent.chain.delegations + [try root.delegate(delegation)])
         }
         return try DelegatedSession(sessionKey: sessionKey, chain: chain)
@@ -82,12 +90,12 @@ public struct DelegatedSession: Sendable {
 
     // MARK: Session files
 
-    /// The session as stored on disk: `{"kind": "delegated-session", "session_key": "<hex seed>",
+    /// The session as stored on disk: `{"kind": "delegated-session", "session_key": "<PEM>",
     /// "delegation_chain": <agent-js chain JSON>}`. **Contains the session's secret key.**
-    public func sessionFileJSON() -> JSONValue {
+    public func sessionFileJSON() throws(ICError) -> JSONValue {
         .object([
             "kind": .string(DelegatedSession.fileKind),
-            "session_key": .string(Hex.encode(sessionKey.seed)),
+            "session_key": .string(try sessionKey.exportPrivateKeyPEM()),
             "delegation_chain": chain.json,
         ])
     }
@@ -97,15 +105,10 @@ public struct DelegatedSession: Sendable {
         guard json["kind"]?.stringValue == DelegatedSession.fileKind else {
             throw ICError.malformed("not a delegated session file (kind is not \"\(DelegatedSession.fileKind)\")")
         }
-        guard let seedHex = json["session_key"]?.stringValue, let chainJSON = json["delegation_chain"] else {
+        guard let pem = json["session_key"]?.stringValue, let chainJSON = json["delegation_chain"] else {
             throw ICError.malformed("session file: session_key or delegation_chain missing")
         }
-        var seed: [UInt8]
-        do { seed = try Hex.decode(seedHex) } catch { throw ICError.malformed("session file: session_key is not hex") }
-        defer { for index in seed.indices { seed[index] = 0 } }
-        let key: Ed25519.PrivateKey
-        do { key = try Ed25519.PrivateKey(seed: seed) } catch { throw ICError.crypto(error, "session key") }
-        try self.init(sessionKey: key, chain: try DelegationChain(json: chainJSON))
+        try self.init(sessionKey: try ICIdentity(pem: pem), chain: try DelegationChain(json: chainJSON))
     }
 
     static let fileKind = "delegated-session"

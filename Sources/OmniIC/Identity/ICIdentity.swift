@@ -18,7 +18,7 @@ public struct ICIdentity: Sendable, CustomStringConvertible, CustomDebugStringCo
         public var description: String { rawValue }
     }
 
-    enum Signer: Sendable {
+    indirect enum Signer: Sendable {
         case anonymous
         case ed25519(Ed25519.PrivateKey)
         case ecdsa(ECDSA.PrivateKey)
@@ -133,7 +133,7 @@ public struct ICIdentity: Sendable, CustomStringConvertible, CustomDebugStringCo
         case .anonymous: nil
         case .ed25519(let key): key.publicKey.derRepresentation
         case .ecdsa(let key): key.publicKey.derRepresentation
-        case .delegated(let session): session.sessionKey.publicKey.derRepresentation
+        case .delegated(let session): session.sessionKey.publicKeyDER
         }
     }
 
@@ -150,7 +150,7 @@ public struct ICIdentity: Sendable, CustomStringConvertible, CustomDebugStringCo
                 throw ICError.crypto(error, "ECDSA signing")
             }
         case .delegated(let session):
-            return session.sessionKey.signature(for: message)
+            return try session.sessionKey.sign(message)
         }
     }
 
@@ -195,7 +195,7 @@ public struct ICIdentity: Sendable, CustomStringConvertible, CustomDebugStringCo
         switch signer {
         case .anonymous: return "ICIdentity(anonymous)"
         case .delegated(let session):
-            return "ICIdentity(delegated, principal: \(principal), session key: \(Hex.encode(session.sessionKey.publicKey.rawRepresentation)), expires: \(session.chain.expiration.map(ICTime.format) ?? "never"))"
+            return "ICIdentity(delegated, principal: \(principal), session key: \(session.sessionKey.keyType) \(session.sessionKey.principal), expires: \(session.chain.expiration.map(ICTime.format) ?? "never"))"
         default: return "ICIdentity(\(keyType), principal: \(principal))"
         }
     }

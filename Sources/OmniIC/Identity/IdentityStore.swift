@@ -131,7 +131,7 @@ public struct IdentityStore: Sendable {
         case .anonymous:
             throw ICError(.invalidArgument, "the anonymous identity is built in and cannot be stored")
         case .delegated(let session):
-            bytes = Array(session.sessionFileJSON().serialized(pretty: true).utf8) + [0x0a]
+            bytes = Array(try session.sessionFileJSON().serialized(pretty: true).utf8) + [0x0a]
             target = sessionPath(name)
             other = keyPath(name)
         case .ed25519, .ecdsa:
