@@ -36,6 +36,12 @@ import Testing
             default: throw TestSupportError("root type")
             }
             #expect(!file.contains(Hex.encode(rootSecret)))
+            // The session's own secret appears only in the session file.
+            let secretLine = try String(#require(try session.sessionKey.exportPrivateKeyPEM().split(separator: "\n").dropFirst().first))
+            #expect(file.contains(secretLine))
+            for text in [String(describing: session), String(reflecting: session), "\(identity)", String(reflecting: identity)] {
+                #expect(!text.contains(secretLine) && !text.contains("PRIVATE"), "\(text)")
+            }
         }
     }
 

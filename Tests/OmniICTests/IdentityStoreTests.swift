@@ -125,6 +125,9 @@ import Testing
                     #expect(!text.contains("PRIVATE") && !text.contains(String(exported.split(separator: "\n")[1].prefix(24))))
                 }
             }
+            let imported = try store.importDfxIdentity("k1", as: "work", environment: ["HOME": base])
+            #expect(try store.load("work").principal == imported.principal && imported.keyType == .secp256k1)
+            expectICError(.configuration, "import over an existing name") { try store.importDfxIdentity("k1", as: "work", environment: ["HOME": base]) }
             try FileManager.default.createDirectory(atPath: dfx + "/locked", withIntermediateDirectories: true)
             try Data("x".utf8).write(to: URL(fileURLWithPath: dfx + "/locked/identity.pem.encrypted"))
             expectICError(.unsupported, "encrypted") { _ = try IdentityStore.loadDfxIdentity(directory: dfx + "/locked") }

@@ -5,7 +5,7 @@ import OmniCrypto
 /// A delegated session: a session key and a delegation chain that lets it sign for another principal. Sessions
 /// omni creates use a fresh Ed25519 key; chains issued elsewhere (e.g. by Internet Identity) may end in any key
 /// omni can sign with. The root key that signed the chain is not part of the session.
-public struct DelegatedSession: Sendable {
+public struct DelegatedSession: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public static let hour: UInt64 = 3600 * 1_000_000_000
     /// agent-js and Internet Identity default to 8 hours.
     public static let defaultLifetime: UInt64 = 8 * hour
@@ -112,4 +112,12 @@ public struct DelegatedSession: Sendable {
     }
 
     static let fileKind = "delegated-session"
+
+    public var description: String {
+        "DelegatedSession(principal: \(principal), session key: \(sessionKey.keyType) \(sessionKey.principal), "
+            + "\(chain.delegations.count) delegation(s), expires: \(ICTime.format(expiration)))"
+    }
+
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["principal": principal, "chain": chain]) }
 }

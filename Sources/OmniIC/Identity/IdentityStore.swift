@@ -216,6 +216,17 @@ public struct IdentityStore: Sendable {
         }
     }
 
+    /// Imports dfx identity `dfxName` (from `dfxIdentityDirectory(environment:)`) into this store as `name`
+    /// (default: the same name) and returns it.
+    @discardableResult
+    public func importDfxIdentity(_ dfxName: String, as name: String? = nil, environment: [String: String],
+                                  overwrite: Bool = false) throws(ICError) -> ICIdentity {
+        try IdentityStore.validate(name: dfxName)
+        let identity = try IdentityStore.loadDfxIdentity(directory: IdentityStore.dfxIdentityDirectory(environment: environment) + "/" + dfxName)
+        try save(identity, as: name ?? dfxName, overwrite: overwrite)
+        return identity
+    }
+
     // MARK: Files
 
     private func read(_ path: String) throws(ICError) -> String? {
