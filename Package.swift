@@ -26,7 +26,7 @@ var commandLayer: [Target] { [
     .target(name: "OmniCLI", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: swiftSettings),
     .target(name: "OmniCommands", dependencies: [
         "OmniCLI", "OmniCodec", "OmniSystem", "OmniCrypto", "OmniTransport", "COmniShims",
-        "OmniCandid", "OmniBLS", "OmniConnect", "OmniAttest",
+        "OmniCandid", "OmniBLS", "OmniIC", "OmniConnect", "OmniAttest",
     ], swiftSettings: swiftSettings),
 ] }
 
@@ -36,6 +36,8 @@ var domains: [Target] { [
     .target(name: "OmniBLS", dependencies: ["CBLS12381", "OmniCodec", "OmniCrypto"], swiftSettings: swiftSettings),
     .target(name: "OmniConnect", dependencies: ["OmniCodec", "OmniCrypto", "OmniTransport", "OmniSystem"], swiftSettings: swiftSettings),
     .target(name: "OmniAttest", dependencies: ["OmniCodec", "OmniCrypto", "CSQLite"], swiftSettings: swiftSettings),
+    .target(name: "OmniIC", dependencies: ["OmniCodec", "OmniCrypto", "OmniBLS", "OmniCandid", "OmniSystem"],
+            swiftSettings: swiftSettings),
 ] }
 
 // MARK: - Shared layers: codecs, files and directories, crypto, transports
@@ -68,5 +70,6 @@ var tests: [Target] { [
     .testTarget(name: "OmniBLSTests", dependencies: ["OmniBLS", "OmniCrypto", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniConnectTests", dependencies: ["OmniConnect", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniAttestTests", dependencies: ["OmniAttest", "OmniTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "OmniICTests", dependencies: ["OmniIC", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniEndToEndTests", dependencies: ["omni", "OmniTestSupport"], swiftSettings: swiftSettings),
 ] }
