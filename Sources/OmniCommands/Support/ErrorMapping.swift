@@ -1,4 +1,5 @@
 import OmniBLS
+import OmniCandid
 import OmniCLI
 import OmniCodec
 import OmniCrypto
@@ -21,6 +22,8 @@ public enum ErrorMapping {
             case .library:
                 return ErrorReport(kind: "internal", message: error.description, exitCode: .internalError)
             }
+        case let error as CandidError:
+            return candid(error)
         case let error as TransportError:
             return transport(error)
         case let error as BLSError:
@@ -32,6 +35,25 @@ public enum ErrorMapping {
             return ErrorReport(kind: "file_system", message: error.description, exitCode: .configuration)
         default:
             return nil
+        }
+    }
+
+    /// Every Candid failure is about the input (bytes, text, types or .did files given), so all exit 3; the kind
+    /// tells scripts which: the data itself is broken, it does not fit the types, it is too big, or a .did is wrong.
+    static func candid(_ error: CandidError) -> ErrorReport {
+        switch error.kind {
+        case .malformed, .syntax:
+            return ErrorReport(kind: "malformed_input", message: error.description, exitCode: .malformedInput)
+        case .typeMismatch:
+            return ErrorReport(kind: "type_mismatch", message: error.description, exitCode: .malformedInput)
+        case .limitExceeded:
+            return ErrorReport(kind: "limit_exceeded", message: error.description, exitCode: .malformedInput,
+                               hint: error.message.contains("work budget")
+                                   ? "For a large message you trust, raise the limit with --work-budget UNITS." : nil)
+        case .invalidType:
+            return ErrorReport(kind: "invalid_type", message: error.description, exitCode: .malformedInput)
+        case .importFailed:
+            return ErrorReport(kind: "import_failed", message: error.description, exitCode: .malformedInput)
         }
     }
 
