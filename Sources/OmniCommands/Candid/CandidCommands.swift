@@ -62,7 +62,10 @@ enum CandidTypeOptions {
                             environment: interface.environment)
         }
         if let text = try invocation.value(types) {
-            return Resolved(types: try parseTypes(text, label: "--types"), environment: interface?.environment ?? CandidTypeEnvironment())
+            let environment = interface?.environment ?? CandidTypeEnvironment()
+            let parsed = try parseTypes(text, label: "--types")
+            try checkNames(parsed, in: environment, label: "--types")
+            return Resolved(types: parsed, environment: environment)
         }
         if let interface {
             let methods = interface.service?.methods.map(\.name) ?? []
@@ -80,6 +83,26 @@ enum CandidTypeOptions {
         } catch {
             throw error.labelled(label)
         }
+    }
+
+    /// Fails on a name that `environment` does not define, attributing it to `label` (the parsed text has no
+    /// positions left, and the error would otherwise surface later without saying which input it came from).
+    static func checkNames(_ types: [CandidType], in environment: CandidTypeEnvironment, label: String) throws {
+        func visit(_ type: CandidType) throws {
+            switch type {
+            case .named(let name):
+                if environment[name] == nil {
+                    throw CandidError(.invalidType, "unknown type \"\(name)\"" + (environment.isEmpty ? " (give --did FILE for its definition)" : ""),
+                                      file: label)
+                }
+            case .opt(let inner), .vec(let inner): try visit(inner)
+            case .record(let fields), .variant(let fields): try fields.forEach { try visit($0.type) }
+            case .function(let function): try (function.argumentTypes + function.resultTypes).forEach(visit)
+            case .service(let service): try service.methods.forEach { try visit($0.type) }
+            default: break
+            }
+        }
+        try types.forEach(visit)
     }
 
     /// Reads and checks a .did file and its imports; `-` reads stdin (imports then resolve from the current directory).

@@ -33,6 +33,8 @@ enum CandidSubtypeCommand {
         let first = (try invocation.argument(subType) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let second = (try invocation.argument(superType) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let a = try parse(first, label: "T1"), b = try parse(second, label: "T2")
+        try CandidTypeOptions.checkNames([a], in: environment, label: "T1")
+        try CandidTypeOptions.checkNames([b], in: environment, label: "T2")
         let mismatch = try Candid.subtypeMismatch(a, in: environment, of: b, in: environment)
         return .output(Verdict(sub: first, super: second, mismatch: mismatch),
                        exitCode: mismatch == nil ? .ok : .failure)
