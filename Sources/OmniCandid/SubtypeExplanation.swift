@@ -36,8 +36,8 @@ extension CandidInterface {
         }
         guard strict, let backward = try Candid.subtypeMismatch(.service(old), in: previous.environment, of: .service(new),
                                                                 in: environment, limits: limits) else { return nil }
-        return CandidSubtypeMismatch(path: backward.path,
-                                     reason: "not equivalent (the new interface is wider): " + backward.reason)
+        // The backward check reads the old interface as the subtype, so its reasons describe the old side.
+        return CandidSubtypeMismatch(path: backward.path, reason: backward.reason + " (in the old interface, so they are not equivalent)")
     }
 }
 

@@ -30,6 +30,6 @@ let allBenchmarks: [Benchmark] = [
     .jsonParse,
     .cborDecode, .cborEncode, .cborDecodeCertificate,
     .blsVerify, .blsVerifyDecodedKey, .blsHashToG1, .blsDecodePublicKey, .blsDecodeSignature, .blsVerifyBatch16,
-    .candidDecode,
-    .candidEncode,
+    .candidDecode, .candidEncode,
+    .candidDecodeBlob, .candidEncodeBlob, .candidDecodeNat32s, .candidEncodeNat32s, .candidDecodeRecords, .candidEncodeRecords,
 ]
