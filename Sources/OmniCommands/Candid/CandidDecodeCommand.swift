@@ -89,6 +89,13 @@ enum CandidDecodeCommand {
             offsets.append(index)
         }
         if digits.isEmpty { throw CodecError(.malformed, format: "hex", "the message is empty") }
+        // The usual mix-ups: a binary message or a blob literal given as hex.
+        if digits.starts(with: Array("DIDL".utf8)) {
+            throw CodecError(.malformed, format: "hex", "MESSAGE is a binary message (it starts with DIDL): add --input binary", offset: 0)
+        }
+        if digits.starts(with: Array("blob".utf8)) || digits.first == UInt8(ascii: "\"") {
+            throw CodecError(.malformed, format: "hex", "MESSAGE is a Candid blob literal: add --input blob", offset: 0)
+        }
         do {
             return try Hex.decode(utf8: digits)
         } catch {
