@@ -63,8 +63,8 @@ enum CandidDecodeCommand {
         } else {
             values = try Candid.decode(bytes, limits: limits)
             if values.contains(where: \.hasHashedLabels) {
-                invocation.note("note: without types, record fields and variant cases show hash numbers; "
-                                + "give --types or --did FILE --method NAME to see their names")
+                invocation.note("note: without types, record fields and variant cases show hash numbers ('omni candid hash NAME' "
+                                + "computes them); give --types or --did FILE --method NAME to see the names")
             }
         }
         if invocation.verbose, let (types, environment) = try? Candid.messageTypes(bytes, limits: limits) {

@@ -47,8 +47,9 @@ public enum ErrorMapping {
         case .typeMismatch:
             return ErrorReport(kind: "type_mismatch", message: error.description, exitCode: .malformedInput)
         case .limitExceeded:
+            // Only binary decoding (which has byte offsets) takes --work-budget.
             return ErrorReport(kind: "limit_exceeded", message: error.description, exitCode: .malformedInput,
-                               hint: error.message.contains("work budget")
+                               hint: error.offset != nil && error.message.contains("work budget")
                                    ? "For a large message you trust, raise the limit with --work-budget UNITS." : nil)
         case .invalidType:
             return ErrorReport(kind: "invalid_type", message: error.description, exitCode: .malformedInput)
