@@ -283,26 +283,26 @@ private struct JSONReader {
         guard text.utf8.count <= 4096, let value = BigInt(text) else {
             throw CandidError(.typeMismatch, "\(CandidLabel.quoted(text)) is not an integer")
         }
-        let outOfRange = CandidError(.typeMismatch, "\(text) is out of range for \(Opcode.name(e))")
+        func outOfRange() -> CandidError { CandidError(.typeMismatch, "\(text) is out of range for \(Opcode.name(e))") }
         switch e {
         case Opcode.int: return .int(value)
         case Opcode.nat:
-            guard !value.isNegative else { throw outOfRange }
+            guard !value.isNegative else { throw outOfRange() }
             return .nat(value.magnitude)
         case Opcode.nat64:
-            guard !value.isNegative, let small = value.magnitude.uint64Value else { throw outOfRange }
+            guard !value.isNegative, let small = value.magnitude.uint64Value else { throw outOfRange() }
             return .nat64(small)
         default:
-            guard let small = value.int64Value else { throw outOfRange }
+            guard let small = value.int64Value else { throw outOfRange() }
             switch e {
-            case Opcode.nat8: guard let v = UInt8(exactly: small) else { throw outOfRange }; return .nat8(v)
-            case Opcode.nat16: guard let v = UInt16(exactly: small) else { throw outOfRange }; return .nat16(v)
-            case Opcode.nat32: guard let v = UInt32(exactly: small) else { throw outOfRange }; return .nat32(v)
-            case Opcode.int8: guard let v = Int8(exactly: small) else { throw outOfRange }; return .int8(v)
-            case Opcode.int16: guard let v = Int16(exactly: small) else { throw outOfRange }; return .int16(v)
-            case Opcode.int32: guard let v = Int32(exactly: small) else { throw outOfRange }; return .int32(v)
+            case Opcode.nat8: guard let v = UInt8(exactly: small) else { throw outOfRange() }; return .nat8(v)
+            case Opcode.nat16: guard let v = UInt16(exactly: small) else { throw outOfRange() }; return .nat16(v)
+            case Opcode.nat32: guard let v = UInt32(exactly: small) else { throw outOfRange() }; return .nat32(v)
+            case Opcode.int8: guard let v = Int8(exactly: small) else { throw outOfRange() }; return .int8(v)
+            case Opcode.int16: guard let v = Int16(exactly: small) else { throw outOfRange() }; return .int16(v)
+            case Opcode.int32: guard let v = Int32(exactly: small) else { throw outOfRange() }; return .int32(v)
             case Opcode.int64: return .int64(small)
-            default: throw outOfRange
+            default: throw outOfRange()
             }
         }
     }

@@ -30,7 +30,7 @@ let allBenchmarks: [Benchmark] = [
     .jsonParse,
     .cborDecode, .cborEncode, .cborDecodeCertificate,
     .blsVerify, .blsVerifyDecodedKey, .blsHashToG1, .blsDecodePublicKey, .blsDecodeSignature, .blsVerifyBatch16,
-    .candidDecode,
-    .candidEncode,
     .attestVerifyAttestation, .attestVerifyAssertion,
+    .candidDecode, .candidEncode,
+    .candidDecodeBlob, .candidEncodeBlob, .candidDecodeNat32s, .candidEncodeNat32s, .candidDecodeRecords, .candidEncodeRecords,
 ]

@@ -8,6 +8,7 @@ let tool = CommandLineTool(
         "omni",
         abstract: "Verified Internet Computer calls, Candid, Iroha Connect, TrUAPI, App Attest and ird from one CLI.",
         subcommands: [
+            CandidCommands.group,
             ICCommands.group,
             ConnectCommands.group,
             AttestCommands.group,

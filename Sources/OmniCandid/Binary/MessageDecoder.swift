@@ -299,6 +299,19 @@ struct MessageDecoder {
         }
         var elements: [CandidValue] = []
         elements.reserveCapacity(length)
+        if inner >= 0, wireInner >= 0, case .record(let expectedFields) = expected.nodes[inner],
+           case .record(let wireFields) = wire.nodes[wireInner], wire.inhabited[wireInner] {
+            // Vectors of records are the bulk of real replies: the per-record checks, depth and charge are the
+            // same for every element, so do them once and decode the fields directly.
+            try charge(length)
+            try enter()
+            defer { depth -= 1 }
+            for index in 0..<length {
+                do throws(CandidError) { elements.append(try decodeRecordFields(wireFields, expectedFields)) }
+                catch { throw error.inside(.element(index)) }
+            }
+            return .vec(elements)
+        }
         for index in 0..<length {
             do throws(CandidError) { elements.append(try decode(wireInner, inner)) } catch { throw error.inside(.element(index)) }
         }
@@ -315,6 +328,12 @@ struct MessageDecoder {
         try enter()
         defer { depth -= 1 }
         try charge(1)
+        return try decodeRecordFields(wireFields, expectedFields)
+    }
+
+    /// A record's fields in wire order, matched to the expected fields by id (both sorted): extra wire fields are
+    /// skipped, missing expected ones take their default.
+    private mutating func decodeRecordFields(_ wireFields: [GraphField], _ expectedFields: [GraphField]) throws(CandidError) -> CandidValue {
         var values: [CandidFieldValue] = []
         values.reserveCapacity(expectedFields.count)
         var next = 0

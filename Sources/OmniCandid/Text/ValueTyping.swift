@@ -136,31 +136,32 @@ struct ValueTyper {
         guard let magnitude = BigUInt(body, radix: isHex ? 16 : 10) else {
             throw mismatch("\(text) is not a valid number", at: offset)
         }
-        let outOfRange = mismatch("\(text) is out of range for \(Opcode.name(e))", at: offset)
+        // Built only when needed: locating an error scans the source, which per number would be quadratic.
+        func outOfRange() -> CandidError { mismatch("\(text) is out of range for \(Opcode.name(e))", at: offset) }
         if e == Opcode.int { return .int(BigInt(isNegative: negative, magnitude: magnitude)) }
         if negative && !magnitude.isZero {
-            guard let small = magnitude.uint64Value else { throw outOfRange }
+            guard let small = magnitude.uint64Value else { throw outOfRange() }
             switch e {
-            case Opcode.int8: guard small <= 128 else { throw outOfRange }; return .int8(Int8(truncatingIfNeeded: 0 &- Int64(small)))
-            case Opcode.int16: guard small <= 32768 else { throw outOfRange }; return .int16(Int16(truncatingIfNeeded: 0 &- Int64(small)))
-            case Opcode.int32: guard small <= 1 << 31 else { throw outOfRange }; return .int32(Int32(truncatingIfNeeded: 0 &- Int64(small)))
-            case Opcode.int64: guard small <= 1 << 63 else { throw outOfRange }; return .int64(Int64(truncatingIfNeeded: 0 &- small))
+            case Opcode.int8: guard small <= 128 else { throw outOfRange() }; return .int8(Int8(truncatingIfNeeded: 0 &- Int64(small)))
+            case Opcode.int16: guard small <= 32768 else { throw outOfRange() }; return .int16(Int16(truncatingIfNeeded: 0 &- Int64(small)))
+            case Opcode.int32: guard small <= 1 << 31 else { throw outOfRange() }; return .int32(Int32(truncatingIfNeeded: 0 &- Int64(small)))
+            case Opcode.int64: guard small <= 1 << 63 else { throw outOfRange() }; return .int64(Int64(truncatingIfNeeded: 0 &- small))
             case Opcode.nat, Opcode.nat8, Opcode.nat16, Opcode.nat32, Opcode.nat64:
                 throw mismatch("\(text) is negative, so it cannot be of type \(Opcode.name(e))", at: offset)
             default: break
             }
         } else {
             if e == Opcode.nat { return .nat(magnitude) }
-            guard let small = magnitude.uint64Value else { throw outOfRange }
+            guard let small = magnitude.uint64Value else { throw outOfRange() }
             switch e {
-            case Opcode.nat8: guard let v = UInt8(exactly: small) else { throw outOfRange }; return .nat8(v)
-            case Opcode.nat16: guard let v = UInt16(exactly: small) else { throw outOfRange }; return .nat16(v)
-            case Opcode.nat32: guard let v = UInt32(exactly: small) else { throw outOfRange }; return .nat32(v)
+            case Opcode.nat8: guard let v = UInt8(exactly: small) else { throw outOfRange() }; return .nat8(v)
+            case Opcode.nat16: guard let v = UInt16(exactly: small) else { throw outOfRange() }; return .nat16(v)
+            case Opcode.nat32: guard let v = UInt32(exactly: small) else { throw outOfRange() }; return .nat32(v)
             case Opcode.nat64: return .nat64(small)
-            case Opcode.int8: guard let v = Int8(exactly: small) else { throw outOfRange }; return .int8(v)
-            case Opcode.int16: guard let v = Int16(exactly: small) else { throw outOfRange }; return .int16(v)
-            case Opcode.int32: guard let v = Int32(exactly: small) else { throw outOfRange }; return .int32(v)
-            case Opcode.int64: guard let v = Int64(exactly: small) else { throw outOfRange }; return .int64(v)
+            case Opcode.int8: guard let v = Int8(exactly: small) else { throw outOfRange() }; return .int8(v)
+            case Opcode.int16: guard let v = Int16(exactly: small) else { throw outOfRange() }; return .int16(v)
+            case Opcode.int32: guard let v = Int32(exactly: small) else { throw outOfRange() }; return .int32(v)
+            case Opcode.int64: guard let v = Int64(exactly: small) else { throw outOfRange() }; return .int64(v)
             default: break
             }
         }

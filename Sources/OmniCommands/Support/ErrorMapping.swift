@@ -1,5 +1,6 @@
 import OmniBLS
 import OmniAttest
+import OmniCandid
 import OmniCLI
 import OmniCodec
 import OmniConnect
@@ -23,6 +24,8 @@ public enum ErrorMapping {
             case .library:
                 return ErrorReport(kind: "internal", message: error.description, exitCode: .internalError)
             }
+        case let error as CandidError:
+            return candid(error)
         case let error as TransportError:
             return transport(error)
         case let error as BLSError:
@@ -53,6 +56,26 @@ public enum ErrorMapping {
             return ErrorReport(kind: "file_system", message: error.description, exitCode: .configuration)
         default:
             return nil
+        }
+    }
+
+    /// Every Candid failure is about the input (bytes, text, types or .did files given), so all exit 3; the kind
+    /// tells scripts which: the data itself is broken, it does not fit the types, it is too big, or a .did is wrong.
+    static func candid(_ error: CandidError) -> ErrorReport {
+        switch error.kind {
+        case .malformed, .syntax:
+            return ErrorReport(kind: "malformed_input", message: error.description, exitCode: .malformedInput)
+        case .typeMismatch:
+            return ErrorReport(kind: "type_mismatch", message: error.description, exitCode: .malformedInput)
+        case .limitExceeded:
+            // Only binary decoding (which has byte offsets) takes --work-budget.
+            return ErrorReport(kind: "limit_exceeded", message: error.description, exitCode: .malformedInput,
+                               hint: error.offset != nil && error.message.contains("work budget")
+                                   ? "For a large message you trust, raise the limit with --work-budget UNITS." : nil)
+        case .invalidType:
+            return ErrorReport(kind: "invalid_type", message: error.description, exitCode: .malformedInput)
+        case .importFailed:
+            return ErrorReport(kind: "import_failed", message: error.description, exitCode: .malformedInput)
         }
     }
 

@@ -1,0 +1,217 @@
+import Foundation
+import OmniCLI
+import OmniCandid
+import OmniCodec
+
+/// `omni candid …`: Candid values and interfaces, offline.
+public enum CandidCommands {
+    public static var group: Command {
+        Command(
+            "candid", abstract: "Encode, decode and check Candid values and .did interfaces.",
+            discussion: """
+                Candid is the Internet Computer's interface description language. Values are written as Candid \
+                text, e.g. '(42 : nat, "hi", record { owner = principal "aaaaa-aa" })', or as JSON with \
+                --input json / --output json (see 'omni help candid-json'). Types come from --types '(nat, text)' \
+                or from a .did file with --did FILE --method NAME; with types, record fields and variant cases \
+                carry their names instead of hash numbers.
+                """,
+            subcommands: [CandidEncodeCommand.command, CandidDecodeCommand.command, CandidCheckCommand.command,
+                          CandidSubtypeCommand.command, CandidHashCommand.command, CandidRandomCommand.command],
+            section: "Internet Computer")
+    }
+}
+
+/// The options that give a command its Candid types, shared by encode, decode and random.
+enum CandidTypeOptions {
+    static let types = Option<String>(
+        "types", short: "t", valueName: "TYPES",
+        help: "The argument types, e.g. '(nat, record { owner : principal })' (a single type needs no parentheses); "
+            + "names resolve in --did's definitions.",
+        source: .content)
+    static let did = Option<String>("did", short: "d", valueName: "FILE",
+                                    help: "A .did file (or - for stdin): its method types with --method, its type definitions for --types.",
+                                    source: .path)
+    static let method = Option<String>("method", short: "m", valueName: "NAME", help: "The method of --did's service whose types to use.")
+    static let returns = Flag("returns", short: "r", help: "Use the method's result types instead of its argument types.")
+
+    static let all: [any OptionDeclaration] = [types, did, method]
+
+    /// Types and the environment their names resolve in, with a description for messages.
+    struct Resolved {
+        let types: [CandidType]
+        let environment: CandidTypeEnvironment
+    }
+
+    /// The types given by --types or --did/--method, or nil when neither was given. `allowReturns` says whether the
+    /// command declares --returns.
+    static func resolve(_ invocation: Invocation, allowReturns: Bool) throws -> Resolved? {
+        let path = invocation.commandPath
+        let wantsResults = try allowReturns && invocation.flag(returns)
+        let methodName = try invocation.value(method)
+        if invocation.isGiven(types) && methodName != nil {
+            throw CLIError.usage("--types and --method cannot be combined: give the types or the method, not both", commandPath: path)
+        }
+        if wantsResults && methodName == nil {
+            throw CLIError.usage("--returns needs --did FILE --method NAME", commandPath: path)
+        }
+        let interface = try invocation.value(did).map { try loadInterface($0, invocation: invocation, label: "--did") }
+        if let methodName {
+            guard let interface else { throw CLIError.usage("--method needs --did FILE", commandPath: path) }
+            let function = try interface.requireMethod(methodName)
+            return Resolved(types: wantsResults ? function.resultTypes : function.argumentTypes,
+                            environment: interface.environment)
+        }
+        if let text = try invocation.value(types) {
+            let environment = interface?.environment ?? CandidTypeEnvironment()
+            let parsed = try parseTypes(text, label: "--types")
+            try checkNames(parsed, in: environment, label: "--types")
+            return Resolved(types: parsed, environment: environment)
+        }
+        if let interface {
+            let methods = interface.service?.methods.map(\.name) ?? []
+            throw CLIError.usage("--did needs --method NAME (or --types using its definitions)"
+                                 + (methods.isEmpty ? "" : "; methods: " + methods.joined(separator: ", ")), commandPath: path)
+        }
+        return nil
+    }
+
+    /// `(T1, T2)` as an argument list, or a single type without parentheses.
+    static func parseTypes(_ text: String, label: String) throws -> [CandidType] {
+        do throws(CandidError) {
+            if text.hasPrefix("(") { return try Candid.parseArgumentTypes(text).map(\.type) }
+            return [try Candid.parseType(text)]
+        } catch {
+            throw error.labelled(label)
+        }
+    }
+
+    /// Fails on a name that `environment` does not define, attributing it to `label` (the parsed text has no
+    /// positions left, and the error would otherwise surface later without saying which input it came from).
+    static func checkNames(_ types: [CandidType], in environment: CandidTypeEnvironment, label: String) throws {
+        func visit(_ type: CandidType) throws {
+            switch type {
+            case .named(let name):
+                if environment[name] == nil {
+                    throw CandidError(.invalidType, "unknown type \"\(name)\"" + (environment.isEmpty ? " (give --did FILE for its definition)" : ""),
+                                      file: label)
+                }
+            case .opt(let inner), .vec(let inner): try visit(inner)
+            case .record(let fields), .variant(let fields): try fields.forEach { try visit($0.type) }
+            case .function(let function): try (function.argumentTypes + function.resultTypes).forEach(visit)
+            case .service(let service): try service.methods.forEach { try visit($0.type) }
+            default: break
+            }
+        }
+        try types.forEach(visit)
+    }
+
+    /// Reads and checks a .did file and its imports; `-` reads stdin (imports then resolve from the current directory).
+    static func loadInterface(_ path: String, invocation: Invocation, label: String) throws -> CandidInterface {
+        let text: String
+        let name: String
+        let base: URL
+        if path == "-" {
+            if invocation.streams.stdinIsTerminal {
+                throw CLIError.usage("\(label) is '-' but stdin is a terminal; pipe the .did file in", commandPath: invocation.commandPath)
+            }
+            text = String(decoding: try invocation.streams.stdinBytes(), as: UTF8.self)
+            name = "<stdin>"
+            base = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        } else {
+            text = String(decoding: try FileInput.read(path, label: label), as: UTF8.self)
+            name = path
+            base = URL(fileURLWithPath: (path as NSString).expandingTildeInPath).deletingLastPathComponent()
+        }
+        do throws(CandidError) {
+            return try CandidInterface.parse(text, file: name, resolver: .fileSystem(base: base))
+        } catch {
+            throw error.labelled(name)
+        }
+    }
+
+    /// How a content value was given, to name it in errors: the file of `@FILE`, `<stdin>` for `-`, nil for literal text.
+    static func sourceName(of word: String?) -> String? {
+        guard let word else { return "<stdin>" }
+        if word == "-" { return "<stdin>" }
+        if word.hasPrefix("@") && !word.hasPrefix("@@") { return String(word.dropFirst()) }
+        return nil
+    }
+}
+
+extension CandidError {
+    /// The error attributed to an input (`--types`, a file name) unless it already names an imported file.
+    func labelled(_ name: String?) -> CandidError {
+        var copy = self
+        if copy.file == nil { copy.file = name }
+        return copy
+    }
+}
+
+/// Candid values as a result: Candid text for people (`(42 : nat, "hi")`), the JSON mapping for scripts.
+struct CandidValuesOutput: Renderable {
+    let values: [CandidValue]
+    let compact: Bool
+
+    func text(style: TextStyle) -> String {
+        Candid.print(arguments: values, style: compact ? .compact : .pretty)
+    }
+
+    var json: JSONValue { Candid.json(arguments: values) }
+}
+
+/// Work-budget option shared by the commands that read untrusted messages.
+enum CandidLimitOptions {
+    static let workBudget = Option<Int>(
+        "work-budget", valueName: "UNITS",
+        help: "Decoding work limit (about one unit per value; blobs and text count per 64 bytes). Raise it for large trusted messages.",
+        default: CandidLimits.default.workBudget, environment: "OMNI_CANDID_WORK_BUDGET", config: "candid.work_budget")
+
+    static func limits(_ invocation: Invocation) throws -> CandidLimits {
+        let budget = try invocation.value(workBudget) ?? CandidLimits.default.workBudget
+        guard budget > 0 else {
+            throw CLIError.usage("--work-budget must be positive", commandPath: invocation.commandPath)
+        }
+        var limits = CandidLimits.default
+        limits.workBudget = budget
+        return limits
+    }
+}
+
+extension CandidCommands {
+    /// `omni help candid-json`: the Candid ⇄ JSON mapping of `--input json` and `--output json` (docs/candid-json.md).
+    public static var jsonTopic: HelpTopic {
+        HelpTopic("candid-json", abstract: "How Candid values map to JSON and back.", body: """
+            'omni candid decode --output json' prints the arguments as a JSON array; 'omni candid encode \
+            --input json' reads one back (JSON alone cannot say whether 5 is a nat8 or an int, so encoding JSON \
+            needs --types or --did/--method).
+
+              Candid                          JSON
+              null, reserved                  null
+              bool                            true / false
+              nat, int, nat64, int64          decimal string: "18446744073709551615", "-5"
+              nat8..nat32, int8..int32        number: 255, -7
+              float32, float64                number; "NaN", "Infinity", "-Infinity" when not finite
+              text                            string
+              blob (vec nat8)                 lowercase hex string: "deadbeef"
+              vec T                           array
+              opt T                           null when absent, otherwise the value itself
+              record with names               object keyed by field name; unnamed ids as "_123_"
+              tuple record { T0; T1 }         array [v0, v1]
+              variant { tag = v }             object with one key: {"tag": v} ({"ok": null} for null)
+              principal, service              textual principal: "aaaaa-aa"
+              func                            {"service": "<principal>", "method": "<name>"}
+
+            Reading JSON:
+            - numbers may be JSON numbers or decimal strings for every numeric type, and are range-checked;
+            - a blob may also be an array of byte numbers;
+            - a record is an object (keys: field names, "_123_" or the decimal id), or an array for a tuple;
+              absent fields of null, opt or reserved type become null; unknown keys are an error (typos);
+            - a variant case of type null may be a bare string: "ok";
+            - null for an opt type is the absent value, so opt null and nested opts cannot be told apart from
+              null in JSON.
+
+            Values decoded without types carry only field hashes ("_4895187_"); decode with --types or
+            --did/--method to get the names.
+            """)
+    }
+}
