@@ -1,4 +1,5 @@
 internal import COpenSSL
+import OmniCodec
 internal import COmniShims
 
 /// An X.509 certificate parsed by OpenSSL. All fields are read once at parse time; the certificate is an
@@ -170,19 +171,9 @@ public struct Certificate: Hashable, Sendable, CustomStringConvertible {
         guard let time else { return nil }
         var fields = tm()
         guard ASN1_TIME_to_tm(time, &fields) == 1 else { return nil }
-        let days = daysFromCivil(year: Int64(fields.tm_year) + 1900, month: Int64(fields.tm_mon) + 1, day: Int64(fields.tm_mday))
+        let days = CivilCalendar.daysFromCivil(year: Int64(fields.tm_year) + 1900, month: Int64(fields.tm_mon) + 1, day: Int64(fields.tm_mday))
         return days * 86_400 + Int64(fields.tm_hour) * 3600 + Int64(fields.tm_min) * 60 + Int64(fields.tm_sec)
     }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-    let shiftedYear = month <= 2 ? year - 1 : year
-    let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-    let yearOfEra = shiftedYear - era * 400
-    let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    return era * 146_097 + dayOfEra - 719_468
 }
 
 /// Owns one OpenSSL `X509`.
