@@ -1,3 +1,4 @@
+import OmniCodec
 /// An Internet Computer principal: up to 29 opaque bytes, written as checksummed base32 text
 /// (`aaaaa-aa`, `w7x7r-cok77-xa`, `2chl6-4hpzw-vqaaa-aaaaa-c`).
 ///
@@ -23,17 +24,47 @@ public struct Principal: Hashable, Comparable, Sendable, CustomStringConvertible
     /// The anonymous principal, `2vxsx-fae`.
     public static let anonymous = Principal(unchecked: [0x04])
 
-    /// Parses the canonical textual form.
+    /// Parses the canonical textual form (lowercase, checksummed, dashes every five characters).
     public init(text: String) throws(CandidError) {
+        switch Principal.diagnose(text) {
+        case .success(let principal) where principal.text == text:
+            self = principal
+        case .success(let principal):
+            throw CandidError(.syntax, "principal \(CandidLabel.quoted(text)) is not in canonical form (expected \(principal.text))")
+        case .failure(let problem):
+            throw CandidError(.syntax, "principal \(CandidLabel.quoted(text)) \(problem)")
+        }
+    }
+
+    /// The first rule `text` breaks, ignoring letter case (the IC interface specification accepts either case), or
+    /// nil when it is a valid principal.
+    public static func textProblem(_ text: String) -> PrincipalTextProblem? {
+        if case .failure(let problem) = diagnose(text) { return problem }
+        return nil
+    }
+
+    /// Decodes the text (any letter case), checking the rules in the order a person would fix them: characters and
+    /// dashes, length, checksum, canonical spelling.
+    static func diagnose(_ text: String) -> Result<Principal, PrincipalTextProblem> {
         var values: [UInt8] = []
         values.reserveCapacity(text.utf8.count)
-        for unit in text.utf8 where unit != UInt8(ascii: "-") {
-            guard let value = Principal.base32Value(unit) else {
-                throw CandidError(.syntax, "principal \(CandidLabel.quoted(text)) contains a character outside base32")
+        var groupLength = 0
+        var sawDash = false
+        for unit in text.utf8 {
+            if unit == UInt8(ascii: "-") {
+                // Every group before a dash is exactly five characters long.
+                if groupLength != 5 { return .failure(.dashPosition) }
+                groupLength = 0
+                sawDash = true
+                continue
             }
+            guard let value = base32Value(unit) else { return .failure(.invalidCharacter) }
             values.append(value)
+            groupLength += 1
+            if groupLength > 5 { return .failure(.dashPosition) }
         }
-        // Unpack 5-bit groups; leftover bits (< 8) must be zero padding.
+        if groupLength == 0 { return .failure(values.isEmpty && !sawDash ? .tooShort : .dashPosition) }
+        // Unpack 5-bit groups; leftover bits are checked by the canonical-spelling comparison below.
         var decoded: [UInt8] = []
         var buffer: UInt32 = 0, bits = 0
         for value in values {
@@ -45,18 +76,13 @@ public struct Principal: Hashable, Comparable, Sendable, CustomStringConvertible
                 buffer &= (1 << UInt32(bits)) - 1
             }
         }
-        guard decoded.count >= 4, decoded.count - 4 <= Principal.maxByteCount else {
-            throw CandidError(.syntax, "principal \(CandidLabel.quoted(text)) has an invalid length")
-        }
+        if decoded.count < 4 { return .failure(.tooShort) }
+        if decoded.count - 4 > maxByteCount { return .failure(.tooLong) }
         let principal = Principal(unchecked: Array(decoded[4...]))
         let checksum = UInt32(decoded[0]) << 24 | UInt32(decoded[1]) << 16 | UInt32(decoded[2]) << 8 | UInt32(decoded[3])
-        guard checksum == CRC32.checksum(principal.bytes) else {
-            throw CandidError(.syntax, "principal \(CandidLabel.quoted(text)) has a wrong checksum")
-        }
-        guard principal.text == text else {
-            throw CandidError(.syntax, "principal \(CandidLabel.quoted(text)) is not in canonical form (expected \(principal.text))")
-        }
-        self = principal
+        if checksum != CRC32.checksum(principal.bytes) { return .failure(.checksum) }
+        if principal.text != text.lowercased() { return .failure(.notCanonical) }
+        return .success(principal)
     }
 
     /// The canonical textual form.
@@ -64,20 +90,8 @@ public struct Principal: Hashable, Comparable, Sendable, CustomStringConvertible
         let checksum = CRC32.checksum(bytes)
         let data = [UInt8(checksum >> 24), UInt8((checksum >> 16) & 0xFF), UInt8((checksum >> 8) & 0xFF),
                     UInt8(checksum & 0xFF)] + bytes
-        var characters: [UInt8] = []
-        var buffer: UInt32 = 0, bits = 0
-        for byte in data {
-            buffer = (buffer << 8) | UInt32(byte)
-            bits += 8
-            while bits >= 5 {
-                bits -= 5
-                characters.append(Principal.alphabet[Int((buffer >> UInt32(bits)) & 31)])
-            }
-            buffer &= (1 << UInt32(bits)) - 1
-        }
-        if bits > 0 { characters.append(Principal.alphabet[Int((buffer << UInt32(5 - bits)) & 31)]) }
         var grouped: [UInt8] = []
-        for (index, character) in characters.enumerated() {
+        for (index, character) in Base32.encode(data).utf8.enumerated() {
             if index > 0 && index % 5 == 0 { grouped.append(UInt8(ascii: "-")) }
             grouped.append(character)
         }
@@ -88,14 +102,39 @@ public struct Principal: Hashable, Comparable, Sendable, CustomStringConvertible
 
     public static func < (lhs: Principal, rhs: Principal) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
 
-    private static let alphabet: [UInt8] = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
-
     private static func base32Value(_ unit: UInt8) -> UInt8? {
         switch unit {
         case UInt8(ascii: "a")...UInt8(ascii: "z"): return unit - UInt8(ascii: "a")
         case UInt8(ascii: "A")...UInt8(ascii: "Z"): return unit - UInt8(ascii: "A")
         case UInt8(ascii: "2")...UInt8(ascii: "7"): return unit - UInt8(ascii: "2") + 26
         default: return nil
+        }
+    }
+}
+
+/// Why a text is not a principal.
+public enum PrincipalTextProblem: String, Error, Sendable, CaseIterable, CustomStringConvertible {
+    /// A character other than a–z, A–Z, 2–7 or '-'.
+    case invalidCharacter = "invalid_character"
+    /// Groups are not five characters separated by single dashes (the last group may be shorter).
+    case dashPosition = "dash_position"
+    /// Fewer than the four checksum bytes.
+    case tooShort = "too_short"
+    /// More than 29 bytes after the checksum.
+    case tooLong = "too_long"
+    /// The CRC-32 does not match the bytes.
+    case checksum
+    /// Decodes, but is not the canonical spelling of its bytes (e.g. non-zero padding bits).
+    case notCanonical = "not_canonical"
+
+    public var description: String {
+        switch self {
+        case .invalidCharacter: "contains a character outside the base32 alphabet"
+        case .dashPosition: "has a dash in the wrong place (groups of five separated by '-')"
+        case .tooShort: "is too short to hold the checksum"
+        case .tooLong: "encodes more than 29 bytes"
+        case .checksum: "has a wrong checksum"
+        case .notCanonical: "is not in canonical form"
         }
     }
 }
