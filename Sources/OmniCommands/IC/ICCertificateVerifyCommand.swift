@@ -10,7 +10,7 @@ enum ICCertificateVerifyCommand {
         "CERTIFICATE", help: "The certificate CBOR, or a read_state response body {certificate: …}, as hex (@FILE, - for "
             + "stdin; stdin when omitted).",
         optional: true, source: .content)
-    static let input = Option<ICInputEncoding>("input", help: "How CERTIFICATE is encoded.", default: .hex)
+    static let input = Option<ICInputEncoding>("input", valueName: "FORMAT", help: "How CERTIFICATE is encoded.", default: .hex)
     static let canister = Option<String>("canister", valueName: "ID",
                                          help: "The effective canister id the certificate must be authoritative for.")
     static let subnet = Option<String>("subnet", valueName: "ID",
@@ -21,7 +21,7 @@ enum ICCertificateVerifyCommand {
     static let at = Option<String>("at", valueName: "TIME",
                                    help: "Check /time against this instant instead of the clock (RFC 3339 or ns since the epoch).",
                                    defaultDescription: "now")
-    static let tolerance = Option<Duration>("tolerance", help: "How far /time may be from the reference time.", default: .seconds(300),
+    static let tolerance = Option<Duration>("tolerance", valueName: "DURATION", help: "How far /time may be from the reference time.", default: .seconds(300),
                                             defaultDescription: "5m")
     static let lookup = Option<String>(
         "lookup", valueName: "PATH",

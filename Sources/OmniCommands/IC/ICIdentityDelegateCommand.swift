@@ -13,7 +13,7 @@ enum ICIdentityDelegateCommand {
                                           help: "Write the session (session key and delegation chain) to FILE, mode 0600.",
                                           source: .path)
     static let save = Option<String>("save", valueName: "NAME", help: "Store the session as identity NAME (usable with --identity NAME).")
-    static let lifetime = Option<Duration>("lifetime", help: "How long the session may sign (at most 30 days).", default: .seconds(8 * 3600),
+    static let lifetime = Option<Duration>("lifetime", valueName: "DURATION", help: "How long the session may sign (at most 30 days).", default: .seconds(8 * 3600),
                                            defaultDescription: "8h")
     static let target = Option<String>("target", valueName: "CANISTER", help: "Restrict the session to this canister (repeatable).",
                                        repeating: true)

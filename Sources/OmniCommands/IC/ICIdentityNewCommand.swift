@@ -19,7 +19,7 @@ enum ICIdentityNewCommand {
     }
 
     static let name = Argument<String>("NAME", help: "A name for the identity (A–Z a–z 0–9 . _ -, up to 64 characters).")
-    static let type = Option<KeyType>("type", help: "The key type.", default: .ed25519)
+    static let type = Option<KeyType>("type", valueName: "TYPE", help: "The key type.", default: .ed25519)
     static let use = Flag("use", help: "Make it the default identity.")
 
     static let command = Command(

@@ -11,7 +11,7 @@ enum ICPrincipalFromKeyCommand {
     static let pem = Option<String>("pem", valueName: "FILE",
                                     help: "A PEM file with a PUBLIC KEY, or a private key (dfx's identity.pem): its public key is used.",
                                     source: .path)
-    static let input = Option<ICInputEncoding>("input", help: "How --der is encoded.", default: .hex)
+    static let input = Option<ICInputEncoding>("input", valueName: "FORMAT", help: "How --der is encoded.", default: .hex)
 
     static let command = Command(
         "from-key", abstract: "The self-authenticating principal of a public key: SHA-224(DER key) then 02.",

@@ -11,12 +11,12 @@ enum ICSignCommand {
     static let method = Option<String>("method", valueName: "NAME", help: "The method to call.")
     static let args = Argument<String>("ARGS", help: "The argument: Candid text like '(42, \"hi\")' by default; '()' when omitted.",
                                        optional: true, source: .content)
-    static let argsFormat = Option<ArgsFormat>("args-format", help: "How ARGS is written (json needs --candid).", default: .candid)
+    static let argsFormat = Option<ArgsFormat>("args-format", valueName: "FORMAT", help: "How ARGS is written (json needs --candid).", default: .candid)
     static let candid = Option<String>("candid", valueName: "FILE", help: "The canister's .did file: ARGS are typed by the method's argument types.",
                                        source: .path)
     static let query = Flag("query", help: "Sign a query.")
     static let update = Flag("update", help: "Sign an update call.")
-    static let expiry = Option<Duration>("expiry", help: "How long the request stays valid; the IC accepts it only within its last 5 minutes.",
+    static let expiry = Option<Duration>("expiry", valueName: "DURATION", help: "How long the request stays valid; the IC accepts it only within its last 5 minutes.",
                                          default: .seconds(300), defaultDescription: "5m")
     static let expiresAt = Option<String>("expires-at", valueName: "TIME",
                                           help: "The exact ingress expiry (RFC 3339 or ns), when this machine's clock is not to be trusted.")
