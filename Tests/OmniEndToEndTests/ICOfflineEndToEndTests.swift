@@ -211,6 +211,10 @@ import OmniTestSupport
         #expect(try home.run(["ic", "identity", "principal"]).stdoutText == principals["bob"]! + "\n")
         #expect(try home.json(["ic", "identity", "principal", "carol"])["principal"]?.stringValue == principals["carol"])
         #expect(try home.run(["ic", "identity", "use", "nobody"]).status == 7)
+        // Account commands default to the default identity's principal.
+        #expect(try home.run(["ic", "account-id"]).stdoutText == (try home.run(["ic", "account-id", principals["bob"]!]).stdoutText))
+        #expect(try home.run(["ic", "account", "encode", "--subaccount", "7"]).stdoutText
+            == (try home.run(["ic", "account", "encode", principals["bob"]!, "--subaccount", "7"]).stdoutText))
         // Nothing but export shows a private key.
         for arguments in [["ic", "identity", "list"], ["ic", "identity", "show", "bob"], ["ic", "identity", "principal"]] {
             for format in ["text", "json"] {
@@ -239,6 +243,7 @@ import OmniTestSupport
         #expect(removed["was_default"]?.boolValue == true && removed["principal"]?.stringValue == principals["bob"])
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("bob.pem").path))
         #expect(try home.json(["ic", "identity", "list"])["default"] == .null)
+        #expect(try home.run(["ic", "account-id"]).status == 7, "no default identity to take the owner from")
         #expect(try home.run(["ic", "identity", "remove", "bob", "--yes"]).status == 7)
         #expect(try home.run(["ic", "identity", "new", "../evil"]).status == 2)
     }

@@ -6,7 +6,20 @@ import OmniIC
 
 /// `omni ic account-id PRINCIPAL [--subaccount …]`: the ICP ledger account identifier.
 enum ICAccountIDCommand {
-    static let owner = Argument<String>("PRINCIPAL", help: "The account's owner.")
+    static let owner = Argument<String>("PRINCIPAL", help: "The account's owner; default: the default identity's principal.",
+                                        optional: true)
+
+    /// PRINCIPAL, or the default identity's principal when it is omitted.
+    static func owner(_ invocation: Invocation, _ argument: Argument<String>) throws -> Principal {
+        if let text = try invocation.argument(argument) { return try ICInput.principal(text, label: "PRINCIPAL") }
+        let store = ICIdentityStore.open(invocation)
+        guard let name = try store.defaultName() else {
+            throw ICError(.configuration, "no PRINCIPAL given and no default identity to take it from")
+        }
+        let principal = try store.load(name).principal
+        invocation.note("the account of identity \(name) (\(principal.text))")
+        return principal
+    }
     static let subaccount = Option<String>(
         "subaccount", valueName: "INDEX|HEX",
         help: "The subaccount: a number (big-endian in the last 8 bytes), 64 hex digits, or 0x and fewer hex digits; "
@@ -49,12 +62,11 @@ enum ICAccountIDCommand {
             """,
         options: subaccountOptions, arguments: [owner.spec],
         examples: [
-            Example("omni ic account-id $(omni ic identity principal)", "Your default account on the ICP ledger."),
+            Example("omni ic account-id", "Your default identity's account on the ICP ledger."),
             Example("omni ic account-id ryjl3-tyaaa-aaaaa-aaaba-cai --subaccount 1", "Subaccount number 1 of a canister."),
         ]
     ) { invocation in
-        let principal = try ICInput.principal(try invocation.argument(owner) ?? "", label: "PRINCIPAL")
-        let account = ICRC1Account(owner: principal, subaccount: try subaccount(invocation))
+        let account = ICRC1Account(owner: try owner(invocation, owner), subaccount: try subaccount(invocation))
         return .output(SimpleOutput(text: account.accountIdentifier.hex, json: .object(facts(account))))
     }
 }

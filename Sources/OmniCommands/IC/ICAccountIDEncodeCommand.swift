@@ -6,7 +6,8 @@ import OmniIC
 
 /// `omni ic account encode PRINCIPAL [--subaccount …]`: the ICRC-1 textual account.
 enum ICAccountIDEncodeCommand {
-    static let owner = Argument<String>("PRINCIPAL", help: "The account's owner.")
+    static let owner = Argument<String>("PRINCIPAL", help: "The account's owner; default: the default identity's principal.",
+                                        optional: true)
 
     static let command = Command(
         "encode", abstract: "The ICRC-1 text of an account: OWNER, or OWNER-CHECKSUM.SUBACCOUNT.",
@@ -19,8 +20,8 @@ enum ICAccountIDEncodeCommand {
         examples: [Example("omni ic account encode k2t6j-2nvnp-4zjm3-25dtz-6xhaa-c7boj-5gayf-oj3xs-i43lp-teztq-6ae --subaccount 0x0102",
                            "Prints the account's ICRC-1 text.")]
     ) { invocation in
-        let principal = try ICInput.principal(try invocation.argument(owner) ?? "", label: "PRINCIPAL")
-        let account = ICRC1Account(owner: principal, subaccount: try ICAccountIDCommand.subaccount(invocation))
+        let account = ICRC1Account(owner: try ICAccountIDCommand.owner(invocation, owner),
+                                   subaccount: try ICAccountIDCommand.subaccount(invocation))
         return .output(SimpleOutput(text: account.text, json: .object(ICAccountIDCommand.facts(account))))
     }
 }

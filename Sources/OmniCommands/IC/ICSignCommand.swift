@@ -61,7 +61,7 @@ enum ICSignCommand {
         }
         let interface = try invocation.value(candid).map { try loadInterface($0, invocation: invocation) }
         let isQuery = try kind(invocation, interface: interface, method: methodName)
-        let argument = try encodeArguments(invocation, interface: interface, method: methodName)
+        let (argument, values) = try encodeArguments(invocation, interface: interface, method: methodName)
 
         let effective: Principal
         if let text = try invocation.value(effectiveCanister) {
@@ -117,6 +117,8 @@ enum ICSignCommand {
         report.line(isQuery ? "query" : "call", "\(target.text).\(methodName)")
         report.line("sender", signed.sender.text + " (\(source))")
         report.line("expires", ICTime.format(ingressExpiry))
+        // What is being signed, in words, for a last look before the file leaves this machine.
+        report.line("argument", Candid.print(arguments: values, style: .compact))
         return .output(report)
     }
 
@@ -134,20 +136,21 @@ enum ICSignCommand {
         return function.modes.contains(.query) || function.modes.contains(.compositeQuery)
     }
 
-    /// The Candid argument bytes from ARGS (default '()').
-    static func encodeArguments(_ invocation: Invocation, interface: CandidInterface?, method: String) throws -> [UInt8] {
+    /// The Candid argument from ARGS (default '()'): its bytes and its values (field names where the text or the
+    /// interface gives them).
+    static func encodeArguments(_ invocation: Invocation, interface: CandidInterface?, method: String) throws -> ([UInt8], [CandidValue]) {
         let format = try invocation.value(argsFormat) ?? .candid
         let raw = try invocation.bytes(of: args)
         switch format {
         case .hex, .binary:
             let bytes = try ICInput.bytes(raw ?? [], encoding: format == .hex ? .hex : .binary, label: "ARGS")
             // A raw argument is sent as given; it must at least be a Candid message (at the method's types when known).
-            do {
-                if let interface { _ = try interface.decodeArguments(bytes, method: method) } else { _ = try Candid.decode(bytes) }
+            do throws(CandidError) {
+                if let interface { return (bytes, try interface.decodeArguments(bytes, method: method)) }
+                return (bytes, try Candid.decode(bytes))
             } catch {
                 throw ICInput.candid(error, "ARGS")
             }
-            return bytes
         case .candid, .json:
             let text = raw.map { String(decoding: $0, as: UTF8.self) } ?? "()"
             do {
@@ -161,12 +164,14 @@ enum ICSignCommand {
                     }
                     let function = try interface.requireMethod(method)
                     let values = try Candid.arguments(fromJSON: json, types: function.argumentTypes, environment: interface.environment)
-                    return try interface.encodeArguments(values, method: method)
+                    return (try interface.encodeArguments(values, method: method), values)
                 }
                 if let interface {
-                    return try interface.encodeArguments(try interface.parseArguments(text, method: method), method: method)
+                    let values = try interface.parseArguments(text, method: method)
+                    return (try interface.encodeArguments(values, method: method), values)
                 }
-                return try Candid.encode(try Candid.parseArguments(text))
+                let values = try Candid.parseArguments(text)
+                return (try Candid.encode(values), values)
             } catch let error as CandidError {
                 throw ICInput.candid(error, "ARGS")
             }
