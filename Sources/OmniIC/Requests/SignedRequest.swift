@@ -28,10 +28,20 @@ public struct SignedRequest: Sendable, Equatable {
     public let statusEnvelope: ICEnvelope?
     /// Where to send it (the HTTP route and the canister-range check).
     public let effectiveCanister: Principal
+    /// The HTTP bodies: the envelopes as CBOR with the self-describe tag.
+    public let encodedEnvelope: [UInt8]
+    public let encodedStatusEnvelope: [UInt8]?
 
     /// Bundles an envelope for a call or query (and, for calls, the status read) for sending later. The status
     /// read must ask exactly for this request's status, from the same sender.
     public init(envelope: ICEnvelope, statusEnvelope: ICEnvelope?, effectiveCanister: Principal) throws(ICError) {
+        try self.init(envelope: envelope, statusEnvelope: statusEnvelope, effectiveCanister: effectiveCanister,
+                      encodedEnvelope: try envelope.encoded(), encodedStatusEnvelope: try statusEnvelope?.encoded())
+    }
+
+    /// `encoded…` are the bytes the envelopes were read from (sent as they are, whoever encoded them).
+    private init(envelope: ICEnvelope, statusEnvelope: ICEnvelope?, effectiveCanister: Principal, encodedEnvelope: [UInt8],
+                 encodedStatusEnvelope: [UInt8]?) throws(ICError) {
         switch envelope.content.body {
         case .call, .query: break
         case .readState:
@@ -52,6 +62,8 @@ public struct SignedRequest: Sendable, Equatable {
         self.envelope = envelope
         self.statusEnvelope = statusEnvelope
         self.effectiveCanister = effectiveCanister
+        self.encodedEnvelope = encodedEnvelope
+        self.encodedStatusEnvelope = encodedStatusEnvelope
     }
 
     public var requestID: RequestID { envelope.requestID }
@@ -101,10 +113,9 @@ public struct SignedRequest: Sendable, Equatable {
         object.append("ingress_expiry", .string(String(ingressExpiry)))
         object.append("ingress_expiry_rfc3339", .string(ICTime.format(ingressExpiry)))
         object.append("arg", .string(Hex.encode(arg)))
-        // Encoding a decoded or freshly built envelope cannot fail: its content always has a CBOR form.
-        object.append("envelope", .string(Hex.encode((try? envelope.encoded()) ?? [])))
-        if let statusEnvelope {
-            object.append("request_status_envelope", .string(Hex.encode((try? statusEnvelope.encoded()) ?? [])))
+        object.append("envelope", .string(Hex.encode(encodedEnvelope)))
+        if let encodedStatusEnvelope {
+            object.append("request_status_envelope", .string(Hex.encode(encodedStatusEnvelope)))
         }
         return .object(object)
     }
@@ -140,13 +151,18 @@ public struct SignedRequest: Sendable, Equatable {
                 throw ICError.malformed("signed request: \(key): \(error.message)", location: key)
             }
         }
-        let envelope = try ICEnvelope(decoding: try hex("envelope"), maxBytes: SignedRequest.maxFileBytes)
+        let envelopeBytes = try hex("envelope")
+        let envelope = try ICEnvelope(decoding: envelopeBytes, maxBytes: SignedRequest.maxFileBytes)
+        var statusBytes: [UInt8]?
         var statusEnvelope: ICEnvelope?
         if let value = json["request_status_envelope"], !value.isNull {
-            statusEnvelope = try ICEnvelope(decoding: try hex("request_status_envelope"), maxBytes: SignedRequest.maxFileBytes)
+            let bytes = try hex("request_status_envelope")
+            statusEnvelope = try ICEnvelope(decoding: bytes, maxBytes: SignedRequest.maxFileBytes)
+            statusBytes = bytes
         }
         do {
-            try self.init(envelope: envelope, statusEnvelope: statusEnvelope, effectiveCanister: try principal("effective_canister_id"))
+            try self.init(envelope: envelope, statusEnvelope: statusEnvelope, effectiveCanister: try principal("effective_canister_id"),
+                          encodedEnvelope: envelopeBytes, encodedStatusEnvelope: statusBytes)
         } catch {
             throw error.kind == .malformed ? error : ICError.malformed("signed request: \(error.message)")
         }
