@@ -7,8 +7,8 @@ import OmniIC
 /// `omni ic certificate verify`: a certificate checked offline, as an agent checks it before trusting a value.
 enum ICCertificateVerifyCommand {
     static let certificate = Argument<String>(
-        "CERTIFICATE", help: "The certificate CBOR, or a read_state response body {certificate: …}, as hex (@FILE, - for "
-            + "stdin; stdin when omitted).",
+        "CERTIFICATE", help: "The certificate CBOR, or a read_state response body {certificate: …}, as hex; read "
+            + "from stdin when omitted.",
         optional: true, source: .content)
     static let input = Option<ICInputEncoding>("input", valueName: "FORMAT", help: "How CERTIFICATE is encoded.", default: .hex)
     static let canister = Option<String>("canister", valueName: "ID",
@@ -25,7 +25,7 @@ enum ICCertificateVerifyCommand {
                                             defaultDescription: "5m")
     static let lookup = Option<String>(
         "lookup", valueName: "PATH",
-        help: "Look up a path in the verified tree, e.g. /time or /canister/ID/certified_data (repeatable).", repeating: true)
+        help: "Look up a path in the verified tree, e.g. /time or /canister/ID/certified_data.", repeating: true)
 
     static let command = Command(
         "verify", abstract: "Verify a certificate offline (exit 0 valid, 1 not valid with the reason, 3 malformed).",

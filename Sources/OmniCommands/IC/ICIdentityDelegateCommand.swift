@@ -15,7 +15,7 @@ enum ICIdentityDelegateCommand {
     static let save = Option<String>("save", valueName: "NAME", help: "Store the session as identity NAME (usable with --identity NAME).")
     static let lifetime = Option<Duration>("lifetime", valueName: "DURATION", help: "How long the session may sign (at most 30 days).", default: .seconds(8 * 3600),
                                            defaultDescription: "8h")
-    static let target = Option<String>("target", valueName: "CANISTER", help: "Restrict the session to this canister (repeatable).",
+    static let target = Option<String>("target", valueName: "CANISTER", help: "Restrict the session to this canister.",
                                        repeating: true)
     static let force = Flag("force", help: "Overwrite FILE or the stored identity NAME if it exists.")
 

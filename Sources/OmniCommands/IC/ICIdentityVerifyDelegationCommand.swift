@@ -8,7 +8,7 @@ import OmniIC
 enum ICIdentityVerifyDelegationCommand {
     static let chainArgument = Argument<String>(
         "CHAIN", help: "A delegation chain as JSON (agent-js DelegationChain.toJSON, e.g. from Internet Identity) or a "
-            + "session file; @FILE, or - for stdin (the default).",
+            + "session file; read from stdin when omitted.",
         optional: true, source: .content)
     static let at = Option<String>("at", valueName: "TIME", help: "Check expiry at this time (RFC 3339 or ns since the epoch).",
                                    defaultDescription: "now")

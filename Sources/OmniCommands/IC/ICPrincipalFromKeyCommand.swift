@@ -6,7 +6,7 @@ import OmniIC
 
 /// `omni ic principal from-key`: the self-authenticating principal of a public key.
 enum ICPrincipalFromKeyCommand {
-    static let der = Option<String>("der", valueName: "HEX", help: "The DER SubjectPublicKeyInfo, as hex (or @FILE, - for stdin).",
+    static let der = Option<String>("der", valueName: "HEX", help: "The DER SubjectPublicKeyInfo, as hex (binary with --input binary).",
                                     source: .content)
     static let pem = Option<String>("pem", valueName: "FILE",
                                     help: "A PEM file with a PUBLIC KEY, or a private key (dfx's identity.pem): its public key is used.",
