@@ -4,7 +4,9 @@ import OmniCLI
 public enum ICCommands {
     public static var group: Command {
         Command("ic", abstract: "Internet Computer: verified calls and the cryptography behind them.",
-                subcommands: [bls], section: "Internet Computer")
+                subcommands: [bls]
+                    + ICOfflineCommands.all,  // principal, account-id, account, identity, certificate, sign (ICOfflineSupport.swift)
+                section: "Internet Computer")
     }
 
     static var bls: Command {

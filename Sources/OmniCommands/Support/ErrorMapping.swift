@@ -5,6 +5,7 @@ import OmniCLI
 import OmniCodec
 import OmniConnect
 import OmniCrypto
+import OmniIC
 import OmniSystem
 import OmniTransport
 
@@ -51,6 +52,8 @@ public enum ErrorMapping {
             case .store:
                 return ErrorReport(kind: "store", message: error.description, exitCode: .configuration)
             }
+        case let error as ICError:
+            return ic(error)
         case let error as SystemError:
             // A local file could not be written or read (permissions, disk full): the environment, not the input.
             return ErrorReport(kind: "file_system", message: error.description, exitCode: .configuration)
@@ -76,6 +79,27 @@ public enum ErrorMapping {
             return ErrorReport(kind: "invalid_type", message: error.description, exitCode: .malformedInput)
         case .importFailed:
             return ErrorReport(kind: "import_failed", message: error.description, exitCode: .malformedInput)
+        }
+    }
+
+    /// IC library errors: `kind` decides the exit code; a failed verification names its reason in the message.
+    static func ic(_ error: ICError) -> ErrorReport {
+        switch error.kind {
+        case .malformed:
+            return ErrorReport(kind: "malformed_input", message: error.description, exitCode: .malformedInput)
+        case .verificationFailed:
+            return ErrorReport(kind: "verification_failed", message: error.description, exitCode: .failure)
+        case .configuration:
+            return ErrorReport(kind: "configuration", message: error.description, exitCode: .configuration,
+                               hint: error.reason == nil ? "see 'omni ic identity list'" : nil)
+        case .invalidArgument:
+            return ErrorReport(kind: "invalid_argument", message: error.description, exitCode: .usage)
+        case .unsupported:
+            return ErrorReport(kind: "unsupported", message: error.description, exitCode: .malformedInput)
+        case .storage:
+            return ErrorReport(kind: "storage", message: error.description, exitCode: .configuration)
+        case .internalFailure:
+            return ErrorReport(kind: "internal", message: error.description, exitCode: .internalError)
         }
     }
 

@@ -121,6 +121,12 @@ public struct ICIdentity: Sendable, CustomStringConvertible, CustomDebugStringCo
         return Principal.selfAuthenticating(publicKeyDER: der)
     }
 
+    /// The delegated session this identity signs through (nil unless it is one).
+    public var delegatedSession: DelegatedSession? {
+        if case .delegated(let session) = signer { return session }
+        return nil
+    }
+
     /// `sender_delegation` (nil unless this is a session).
     public var senderDelegation: [SignedDelegation]? {
         if case .delegated(let session) = signer { return session.chain.delegations }

@@ -1,0 +1,214 @@
+import Foundation
+import OmniCLI
+import OmniCandid
+import OmniCodec
+import OmniIC
+
+/// `omni ic certificate verify`: a certificate checked offline, as an agent checks it before trusting a value.
+enum ICCertificateVerifyCommand {
+    static let certificate = Argument<String>(
+        "CERTIFICATE", help: "The certificate CBOR, or a read_state response body {certificate: …}, as hex; read "
+            + "from stdin when omitted.",
+        optional: true, source: .content)
+    static let input = Option<ICInputEncoding>("input", valueName: "FORMAT", help: "How CERTIFICATE is encoded.", default: .hex)
+    static let canister = Option<String>("canister", valueName: "ID",
+                                         help: "The effective canister id the certificate must be authoritative for.")
+    static let subnet = Option<String>("subnet", valueName: "ID",
+                                       help: "For subnet read_state certificates: the subnet they must come from.")
+    static let rootKey = Option<String>("root-key", valueName: "mainnet|HEX|@FILE",
+                                        help: "The root of trust: the pinned mainnet key, or a local replica's key (DER or raw, hex).",
+                                        defaultDescription: "mainnet", source: .content)
+    static let at = Option<String>("at", valueName: "TIME",
+                                   help: "Check /time against this instant instead of the clock (RFC 3339 or ns since the epoch).",
+                                   defaultDescription: "now")
+    static let tolerance = Option<Duration>("tolerance", valueName: "DURATION", help: "How far /time may be from the reference time.", default: .seconds(300),
+                                            defaultDescription: "5m")
+    static let lookup = Option<String>(
+        "lookup", valueName: "PATH",
+        help: "Look up a path in the verified tree, e.g. /time or /canister/ID/certified_data.", repeating: true)
+
+    static let command = Command(
+        "verify", abstract: "Verify a certificate offline (exit 0 valid, 1 not valid with the reason, 3 malformed).",
+        discussion: """
+            Checks, as an agent does before trusting anything certified: the hash tree, the BLS signature under \
+            the root key or under a subnet key that the root subnet delegated (never a nested delegation), that \
+            the delegated subnet's certified canister ranges contain --canister (sharded /canister_ranges/<subnet> \
+            or flat /subnet/<subnet>/canister_ranges) or that the delegation is for --subnet, and that /time is \
+            within --tolerance of --at (default: the clock; old certificates need --at).
+            Reasons for exit 1: signature, delegation, range, time, lookup (e.g. no /time).
+            Lookup paths are /-separated labels: a principal's text stands for its bytes, 0x… and 64-digit hex \
+            labels (request ids) for their bytes, anything else for its UTF-8 text. Each lookup prints found \
+            (with the value), absent (the tree proves there is none), unknown (pruned), or error (an inner node).
+            """,
+        options: [input, canister, subnet, rootKey, at, tolerance, lookup], arguments: [certificate.spec],
+        examples: [
+            Example("omni ic certificate verify @cert.hex --canister ryjl3-tyaaa-aaaaa-aaaba-cai --at 2025-11-22T07:35:00Z",
+                    "Check an old mainnet certificate at the time it was made."),
+            Example("omni ic certificate verify @body.bin --input binary --canister ID --root-key @local-root.hex --lookup /time",
+                    "A local replica's read_state response, and its certified time."),
+        ]
+    ) { invocation in
+        let path = invocation.commandPath
+        if invocation.isGiven(canister) == invocation.isGiven(subnet) {
+            throw CLIError.usage("give exactly one of --canister ID or --subnet ID (what the certificate must be authoritative for)",
+                                 commandPath: path)
+        }
+        let scope: CertificateScope
+        if let text = try invocation.value(canister) {
+            scope = .canister(try ICInput.principal(text, label: "--canister"))
+        } else {
+            scope = .subnet(try ICInput.principal(try invocation.require(subnet), label: "--subnet"))
+        }
+        let key = try rootKey(invocation, option: rootKey)
+        let reference = try invocation.value(at).map { try ICInput.time($0, label: "--at") } ?? IngressExpiry.currentTime()
+        let freshness = Freshness.at(reference, tolerance: ICInput.nanoseconds(try invocation.value(tolerance) ?? .seconds(300)))
+        let paths = try invocation.values(lookup).map { try statePath($0) }
+
+        let raw: [UInt8]
+        if let given = try invocation.bytes(of: certificate) {
+            raw = given
+        } else {
+            guard !invocation.streams.stdinIsTerminal else {
+                throw CLIError.usage("give CERTIFICATE (hex, @FILE, or pipe it in)", commandPath: path)
+            }
+            raw = try invocation.streams.stdinBytes()
+        }
+        let bytes = try ICInput.bytes(raw, encoding: try invocation.value(input) ?? .hex, label: "CERTIFICATE")
+        let (parsed, source) = try decode(bytes)
+
+        var json = JSONObject()
+        json.append("scope", .object(scopeJSON(scope)))
+        json.append("root_key", .string(key.isMainnet ? "mainnet" : Hex.encode(key.der)))
+        json.append("input", .string(source))
+        let verified: VerifiedCertificate
+        do {
+            verified = try parsed.verify(scope: scope, rootKey: key, freshness: freshness)
+        } catch let error as ICError where error.kind == .verificationFailed {
+            let reason = error.reason?.rawValue ?? "unknown"
+            var verdict = JSONObject([("valid", false), ("reason", .string(reason)), ("message", .string(error.message))])
+            if let location = error.location { verdict.append("location", .string(location)) }
+            for (key, value) in json { verdict.append(key, value) }
+            var report = ICReport(json: .object(verdict))
+            report.line("valid", invocation.stdoutStyle.bad("no") + " (\(reason))")
+            report.line("reason", error.message)
+            return .output(report, exitCode: .failure)
+        }
+        var verdict = JSONObject([("valid", true)])
+        ICTimeFields.add("time", verified.time, to: &verdict)
+        ICTimeFields.add("reference_time", reference, to: &verdict)
+        verdict.append("subnet", .string(verified.subnetID.text))
+        verdict.append("delegated", .bool(verified.isDelegated))
+        verdict.append("root_hash", .string(Hex.encode(verified.rootHash)))
+        for (key, value) in json { verdict.append(key, value) }
+        var report = ICReport(json: .null)
+        report.line("valid", invocation.stdoutStyle.good("yes") + " (\(scope), \(key))")
+        report.line("time", ICTime.format(verified.time) + " (\(verified.time))")
+        report.line("subnet", verified.subnetID.text + (verified.isDelegated ? " (delegated by the root subnet)" : " (the root subnet)"))
+        report.line("root hash", Hex.encode(verified.rootHash))
+        var lookups: [JSONValue] = []
+        for statePath in paths {
+            let result = verified.lookup(statePath)
+            var item = JSONObject([("path", .string(statePath.description))])
+            let text: String
+            switch result {
+            case .found(let value):
+                item.append("result", "found")
+                item.append("value", .string(Hex.encode(value)))
+                if let readable = readableText(value) { item.append("text", .string(readable)) }
+                if let time = naturalIfTime(statePath, value) { ICTimeFields.add("time", time, to: &item) }
+                text = "found " + (naturalIfTime(statePath, value).map { ICTime.format($0) } ?? readableText(value).map { "\"\($0)\"" }
+                                    ?? (value.isEmpty ? "(empty)" : Hex.encode(value.prefix(64)) + (value.count > 64 ? "… (\(value.count) bytes)" : "")))
+            case .absent:
+                item.append("result", "absent")
+                text = "absent (certified: there is no such path)"
+            case .unknown:
+                item.append("result", "unknown")
+                text = "unknown (pruned from this certificate)"
+            case .error:
+                item.append("result", "error")
+                text = "error (the path ends at an inner node, not a value)"
+            }
+            lookups.append(.object(item))
+            report.trailer.append(invocation.stdoutStyle.dim("lookup ") + statePath.description + ": " + text)
+        }
+        verdict.append("lookups", .array(lookups))
+        report.json = .object(verdict)
+        return .output(report)
+    }
+
+    /// A bare certificate, or a read_state response body that wraps one.
+    static func decode(_ bytes: [UInt8]) throws -> (ICCertificate, String) {
+        if let map = try? CBOR.decode(bytes, options: CBORDecodingOptions(maxDepth: 4, maxItems: 64, stripSelfDescribeTag: true)).map,
+           map.contains(where: { $0.key.text == "certificate" }), !map.contains(where: { $0.key.text == "tree" }) {
+            return (try ICCertificate(decoding: try ReadStateResponse.certificate(from: bytes)), "read_state_response")
+        }
+        return (try ICCertificate(decoding: bytes), "certificate")
+    }
+
+    /// `--root-key`: "mainnet" (the default), hex of the DER or raw key, or a file with either (or the DER bytes).
+    static func rootKey(_ invocation: Invocation, option: Option<String>) throws -> ICRootKey {
+        guard let raw = try invocation.bytes(of: option) else { return .mainnet }
+        let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text == "mainnet" { return .mainnet }
+        do {
+            if !text.isEmpty, text.utf8.allSatisfy({ $0.isHexDigitASCII || $0 == UInt8(ascii: "x") }) {
+                return try ICRootKey(hex: text)
+            }
+            return try ICRootKey(der: raw)
+        } catch {
+            throw ICError(error.kind, "--root-key: \(error.message)")
+        }
+    }
+
+    /// `/a/b/c` with each label a principal's text, 0x-hex, 64 hex digits, or UTF-8 text.
+    static func statePath(_ text: String) throws -> StatePath {
+        guard text.hasPrefix("/") else {
+            throw ICError(.malformed, "--lookup: \"\(ICInput.sample(text))\" is not a path; paths start with / (e.g. /time)")
+        }
+        let parts = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count <= StatePath.maxLabels else {
+            throw ICError(.malformed, "--lookup: a path has at most \(StatePath.maxLabels) labels")
+        }
+        if parts == [""] { return StatePath([]) }
+        var labels: [[UInt8]] = []
+        for part in parts {
+            let label = String(part)
+            if label.hasPrefix("0x") {
+                do { labels.append(try Hex.decode(label, allowPrefix: true)) } catch {
+                    throw ICError(.malformed, "--lookup: label \"\(ICInput.sample(label))\" is not hex: \(error.message)")
+                }
+            } else if label.utf8.count == 64, label.utf8.allSatisfy({ $0.isHexDigitASCII }), let bytes = try? Hex.decode(label) {
+                labels.append(bytes)
+            } else if label.contains("-"), Principal.textProblem(label) == nil, let principal = try? Principal(icText: label) {
+                labels.append(principal.bytes)
+            } else {
+                labels.append(Array(label.utf8))
+            }
+        }
+        return StatePath(labels)
+    }
+
+    static func scopeJSON(_ scope: CertificateScope) -> JSONObject {
+        switch scope {
+        case .canister(let id): JSONObject([("canister", .string(id.text))])
+        case .subnet(let id): JSONObject([("subnet", .string(id.text))])
+        }
+    }
+
+    /// The value as text when it is printable UTF-8 (status words, reject messages, metadata).
+    static func readableText(_ value: [UInt8]) -> String? {
+        guard !value.isEmpty, value.count <= 4096, let text = String(validating: value, as: UTF8.self),
+              text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7f || $0 == "\n" || $0 == "\t" })
+        else { return nil }
+        return text
+    }
+
+    /// `/time` and `…/time`-like leaves hold LEB128 nanoseconds.
+    static func naturalIfTime(_ path: StatePath, _ value: [UInt8]) -> UInt64? {
+        guard let last = path.labels.last, last == Array("time".utf8) || last == Array("canister_creation_timestamp".utf8)
+            || last == Array("last_install_timestamp".utf8), value.count <= 10 else { return nil }
+        var offset = 0
+        guard let natural = try? LEB128.decodeUInt64(value, at: &offset), offset == value.count else { return nil }
+        return natural
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import OmniCLI
+import OmniCandid
+import OmniCodec
+import OmniIC
+
+/// `omni ic identity use NAME`.
+enum ICIdentityUseCommand {
+    static let name = Argument<String>("NAME", help: "The identity to sign with by default.")
+
+    static let command = Command(
+        "use", abstract: "Make an identity the default for signing.",
+        arguments: [name.spec],
+        examples: [Example("omni ic identity use alice", "Later commands sign as alice unless told otherwise.")]
+    ) { invocation in
+        let identityName = try invocation.argument(name) ?? ""
+        let store = ICIdentityStore.open(invocation)
+        let identity = try store.load(identityName)
+        try store.setDefault(identityName)
+        var report = ICReport(json: .object(ICIdentityFacts.json(name: identityName, identity: identity, isDefault: true)))
+        report.line("default", identityName)
+        report.line("principal", identity.principal.text)
+        return .output(report)
+    }
+}
