@@ -44,7 +44,7 @@ public enum HelpTopics {
               OMNI_VECTORS       test suites only: where the shared test vectors live
 
             Variables of individual commands (each is the fallback for the option named):
-            """, generated: HelpTopic.environmentVariables(in:))
+            """, generated: { HelpTopic.environmentVariables(in: $0) })
     }
 
     public static var formatting: HelpTopic {
