@@ -34,7 +34,7 @@ struct CompletionGenerator {
         var result: [Node] = []
         func visit(_ command: Command, _ path: [String]) {
             result.append(Node(path: path.joined(separator: " "), command: command,
-                               options: command.visibleOptions + globalOptions.filter { !$0.hidden }))
+                               options: command.visibleOptions + globalOptions.filter { !$0.hidden }.map(command.applying)))
             for sub in command.visibleSubcommands { visit(sub, path + [sub.name]) }
         }
         visit(root, [toolName])

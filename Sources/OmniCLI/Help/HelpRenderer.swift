@@ -26,8 +26,12 @@ struct HelpRenderer {
             }.joined(separator: "\n"))
         }
 
-        let grouped = Dictionary(grouping: command.visibleOptions, by: { $0.group ?? "OPTIONS" })
-        let groupOrder = command.visibleOptions.map { $0.group ?? "OPTIONS" }.reduce(into: [String]()) {
+        // A command with its own `--output` names lists the option among its own, with those names.
+        let outputOption = command.outputAliases.isEmpty ? []
+            : globalOptions.filter { $0.name == CommandLineTool.outputOption.spec.name }.map(command.applying)
+        let options = command.visibleOptions + outputOption
+        let grouped = Dictionary(grouping: options, by: { $0.group ?? "OPTIONS" })
+        let groupOrder = options.map { $0.group ?? "OPTIONS" }.reduce(into: [String]()) {
             if !$0.contains($1) { $0.append($1) }
         }
         for group in groupOrder {

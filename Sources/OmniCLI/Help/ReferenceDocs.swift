@@ -42,6 +42,10 @@ struct ReferenceDocs {
             text += "\n"
         }
         if !command.visibleOptions.isEmpty { text += optionTable(command.visibleOptions) + "\n" }
+        if !command.outputAliases.isEmpty {
+            text += "The global `--output` also accepts " + command.outputAliases.sorted { $0.key < $1.key }
+                .map { "`\($0.key)` (same as `\($0.value.rawValue)`)" }.joined(separator: ", ") + " here.\n\n"
+        }
         if !command.examples.isEmpty {
             text += "Examples:\n\n```sh\n" + command.examples.map { "# \($0.explanation)\n\($0.commandLine)" }
                 .joined(separator: "\n\n") + "\n```\n\n"

@@ -18,13 +18,17 @@ public struct Command: Sendable {
     public var hidden: Bool
     /// Help section this command is listed under in its parent (e.g. "Internet Computer", "Tools").
     public var section: String?
+    /// Extra names this command accepts for the global `--output` on its command line, each standing for one of
+    /// the output formats (`["candid": .text]` lets `omni candid decode --output candid` mean text). Listed in the
+    /// command's help, docs and completions; the environment and config file keep the global names only.
+    public var outputAliases: [String: OutputFormat]
     public var body: Body?
 
     public init(
         _ name: String, abstract: String, discussion: String? = nil,
         options: [any OptionDeclaration] = [], arguments: [ArgumentSpec] = [],
         subcommands: [Command] = [], examples: [Example] = [], aliases: [String] = [],
-        section: String? = nil, hidden: Bool = false, body: Body? = nil
+        section: String? = nil, hidden: Bool = false, outputAliases: [String: OutputFormat] = [:], body: Body? = nil
     ) {
         self.name = name
         self.abstract = abstract
@@ -36,12 +40,16 @@ public struct Command: Sendable {
         self.aliases = aliases
         self.section = section
         self.hidden = hidden
+        self.outputAliases = outputAliases
         self.body = body
     }
 
     public var isRunnable: Bool { body != nil }
     public var visibleSubcommands: [Command] { subcommands.filter { !$0.hidden } }
     public var visibleOptions: [OptionSpec] { options.filter { !$0.hidden } }
+
+    /// The `--output` names this command accepts: the global formats, then its aliases in name order.
+    public var outputNames: [String] { OutputFormat.allValueStrings + outputAliases.keys.sorted() }
 
     public func subcommand(named word: String) -> Command? {
         subcommands.first { $0.name == word || $0.aliases.contains(word) }
@@ -129,5 +137,24 @@ public struct HelpTopic: Sendable {
             return "  " + variable + String(repeating: " ", count: width - variable.count)
                 + flags.joined(separator: ", ") + " of " + where_
         }.joined(separator: "\n") + "\n"
+    }
+}
+
+extension Command {
+    /// A global option as it applies to this command: `--output` offers the command's aliases too.
+    func applying(to global: OptionSpec) -> OptionSpec {
+        guard global.name == CommandLineTool.outputOption.spec.name, !outputAliases.isEmpty else { return global }
+        return OptionSpec(
+            name: global.name, short: global.short, takesValue: global.takesValue, valueName: global.valueName,
+            help: global.help + " Also accepted here: " + outputAliasDescription + ".",
+            defaultDescription: global.defaultDescription, environment: global.environment, configKey: global.configKey,
+            repeating: global.repeating, source: global.source, completion: .values(outputNames), hidden: global.hidden,
+            group: global.group, validate: global.validate)
+    }
+
+    /// `candid (same as text)`, for help and docs.
+    var outputAliasDescription: String {
+        outputAliases.sorted { $0.key < $1.key }.map { "\($0.key) (same as \($0.value.rawValue))" }
+            .joined(separator: ", ")
     }
 }

@@ -25,13 +25,18 @@ struct CommandLineParser {
         var result = ParsedCommandLine(path: [root], options: [:], positionals: [], helpRequested: false)
         var index = 0
         var optionsEnded = false
+        // `--output` values outside the global formats, checked once the command (and so its aliases) is known.
+        var pendingOutputNames: [String] = []
 
         func available() -> [OptionSpec] { result.command.options + globalOptions }
         func names() -> [String] { result.commandNames }
 
         func record(_ spec: OptionSpec, _ value: String) throws(CLIError) {
             if let validate = spec.validate, spec.source == .literal, let expectation = validate(value) {
-                throw .usage("invalid value '\(value)' for \(spec.longFlag): expected \(expectation)", commandPath: names())
+                guard spec.name == CommandLineTool.outputOption.spec.name else {
+                    throw .usage("invalid value '\(value)' for \(spec.longFlag): expected \(expectation)", commandPath: names())
+                }
+                pendingOutputNames.append(value)
             }
             if !spec.repeating, result.options[spec.name] != nil {
                 throw .usage("option \(spec.longFlag) given more than once", commandPath: names())
@@ -127,6 +132,10 @@ struct CommandLineParser {
                 }
                 try record(spec, value)
             }
+        }
+        for name in pendingOutputNames where result.command.outputAliases[name] == nil {
+            throw .usage("invalid value '\(name)' for \(CommandLineTool.outputOption.spec.longFlag): expected one of "
+                         + result.command.outputNames.joined(separator: ", "), commandPath: names())
         }
         return result
     }

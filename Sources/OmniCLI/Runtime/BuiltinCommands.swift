@@ -117,6 +117,10 @@ extension CommandLineTool {
                      "value_source": .string(argument.source.rawValue)])
         })
         object["options"] = .array(command.visibleOptions.map { Self.dumpOption($0) })
+        if !command.outputAliases.isEmpty {
+            object["output_aliases"] = .object(JSONObject(command.outputAliases.sorted { $0.key < $1.key }
+                .map { ($0.key, .string($0.value.rawValue)) }))
+        }
         object["examples"] = .array(command.examples.map {
             .object(["command": .string($0.commandLine), "explanation": .string($0.explanation)])
         })

@@ -81,7 +81,7 @@ public struct CommandLineTool: Sendable {
                                      stdoutStyle: .plain, stderrStyle: .plain, interrupts: interrupts)
         let invocation: Invocation
         do {
-            let format = try provisional.value(Self.outputOption) ?? .text
+            let format = try outputFormat(of: provisional)
             let color = try provisional.value(Self.colorOption) ?? .auto
             let width = streams.terminalWidth ?? Int(environment["COLUMNS"] ?? "")
             let stdoutColor = format == .text && color.enabled(isTerminal: streams.stdoutIsTerminal, environment: environment)
@@ -117,6 +117,16 @@ public struct CommandLineTool: Sendable {
             return report(error, format: invocation.outputFormat, environment: environment, streams: streams,
                           style: invocation.stderrStyle)
         }
+    }
+
+    /// The `--output` format: a command's own alias for it when one was given on the command line, else the global
+    /// option's value (command line, environment, config file, default).
+    private func outputFormat(of invocation: Invocation) throws -> OutputFormat {
+        if let given = invocation.parsed.options[Self.outputOption.spec.name]?.last,
+           let aliased = invocation.parsed.command.outputAliases[given] {
+            return aliased
+        }
+        return try invocation.value(Self.outputOption) ?? .text
     }
 
     private func checkPositionals(_ parsed: ParsedCommandLine) throws {
