@@ -4,7 +4,13 @@ import OmniCLI
 public enum ICCommands {
     public static var group: Command {
         Command("ic", abstract: "Internet Computer: verified calls and the cryptography behind them.",
-                subcommands: [bls], section: "Internet Computer")
+                subcommands: [bls] + network, section: "Internet Computer")
+    }
+
+    /// The commands that talk to a replica (agent in OmniIC/Agent).
+    static var network: [Command] {
+        [ICQueryCommand.command, ICCallCommand.command, ICRequestStatusCommand.command, ICReadStateCommand.command,
+         ICMetadataCommand.command, ICStatusCommand.command, ICSendCommand.command]
     }
 
     static var bls: Command {

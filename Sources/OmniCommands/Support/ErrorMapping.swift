@@ -4,6 +4,7 @@ import OmniCLI
 import OmniCodec
 import OmniConnect
 import OmniCrypto
+import OmniIC
 import OmniSystem
 import OmniTransport
 
@@ -25,6 +26,8 @@ public enum ErrorMapping {
             }
         case let error as TransportError:
             return transport(error)
+        case let error as ICError:
+            return ic(error)
         case let error as BLSError:
             // Thrown only for bytes that cannot be a point at all (length, DER prefix); commands turn decodable but
             // invalid points into verdicts themselves.
@@ -53,6 +56,27 @@ public enum ErrorMapping {
             return ErrorReport(kind: "file_system", message: error.description, exitCode: .configuration)
         default:
             return nil
+        }
+    }
+
+    /// A failed check is a verdict about the data (exit 1, with the check that failed in the message); the rest
+    /// says what was wrong with the input or the setup.
+    static func ic(_ error: ICError) -> ErrorReport {
+        switch error.kind {
+        case .malformed:
+            return ErrorReport(kind: "malformed_input", message: error.description, exitCode: .malformedInput)
+        case .verificationFailed:
+            return ErrorReport(kind: "verification_failed", message: error.description, exitCode: .failure)
+        case .configuration:
+            return ErrorReport(kind: "configuration", message: error.description, exitCode: .configuration)
+        case .invalidArgument:
+            return ErrorReport(kind: "usage", message: error.description, exitCode: .usage)
+        case .unsupported:
+            return ErrorReport(kind: "unsupported", message: error.description, exitCode: .malformedInput)
+        case .storage:
+            return ErrorReport(kind: "file_system", message: error.description, exitCode: .configuration)
+        case .internalFailure:
+            return ErrorReport(kind: "internal", message: error.description, exitCode: .internalError)
         }
     }
 
