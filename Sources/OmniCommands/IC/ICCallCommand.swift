@@ -16,7 +16,9 @@ enum ICCallCommand {
             --poll-interval, at most --poll-attempts times, showing progress on stderr. A reply is printed with the \
             method's types; a reject with its code, message and error code (exit 4; "certified" says whether it \
             came from consensus); a call whose reply was already forgotten is reported as done without reply \
-            (exit 1). Each call carries a random nonce, so repeating a command makes a new call.
+            (exit 1). Each call carries a random nonce, so repeating a command makes a new call. \
+            --output candid (the default) prints Candid text, json the values with the request id and how they \
+            were verified, hex the reply bytes as hex, raw the reply bytes themselves.
             """,
         options: [ICCanisterCallSupport.candid, ICCanisterCallSupport.argsFormat, ICCanisterCallSupport.effectiveCanister, asyncFlag]
             + ICNetworkOptions.connection + ICNetworkOptions.signing + ICNetworkOptions.waiting,

@@ -17,7 +17,9 @@ enum ICQueryCommand {
             cached for an hour under $XDG_CACHE_HOME/omni/ic-subnets. If a node is unknown or a signature fails, the \
             keys are fetched again once; if the check still fails, nothing is printed (exit 1). Rejects are verified \
             the same way and printed with their code (exit 4). Without --candid, the canister's candid:service \
-            metadata (read from a verified certificate) gives the types, so records show field names.
+            metadata (read from a verified certificate) gives the types, so records show field names. \
+            --output candid (the default) prints Candid text, json the values with the request id and how they \
+            were verified, hex the reply bytes as hex, raw the reply bytes themselves.
             """,
         options: [ICCanisterCallSupport.candid, ICCanisterCallSupport.argsFormat, ICCanisterCallSupport.effectiveCanister]
             + ICNetworkOptions.connection + ICNetworkOptions.signing,
