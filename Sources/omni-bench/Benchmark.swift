@@ -33,4 +33,5 @@ let allBenchmarks: [Benchmark] = [
     .candidDecode,
     .candidEncode,
     .attestVerifyAttestation, .attestVerifyAssertion,
+    .icCertificateVerify,
 ]
