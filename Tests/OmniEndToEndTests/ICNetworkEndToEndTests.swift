@@ -234,6 +234,24 @@ struct ICNetworkEndToEndTests {
         #expect(result.stderrText.contains("signed again with its time"))
     }
 
+    @Test func signedCallsAndTheirStatusNeedTheSameIdentity() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("omni-e2e-pem-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pem = directory.appendingPathComponent("identity.pem").path
+        let generated = try Subprocess.run("/usr/bin/env", ["openssl", "genpkey", "-algorithm", "ed25519", "-out", pem])
+        #expect(generated.status == 0, "\(generated.stderrText)")
+        let submitted = try omni(["call", "--async", canister, "greet_update", "(\"pem\")", "--pem", pem])
+        #expect(submitted.status == 0, "\(submitted.stderrText)")
+        let requestID = submitted.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        let mine = try omni(["request-status", requestID, canister, "--pem", pem, "-o", "json"])
+        #expect(try mine.status == 0 && json(mine)["values"] == ["Hello, pem!"], "\(mine.stderrText)")
+        let someoneElse = try omni(["request-status", requestID, canister, "--no-wait"])
+        #expect(someoneElse.status == 6 && someoneElse.stderrText.contains("HTTP 403"), "\(someoneElse.stderrText)")
+        let both = try omni(["query", canister, "greet", "--pem", pem, "--identity", "x"])
+        #expect(both.status == 2)
+    }
+
     // MARK: Requests signed elsewhere
 
     @Test func sendsARequestSignedByAnIndependentSigner() throws {
