@@ -70,7 +70,10 @@ struct AgentUnitTests {
         let file = try SignedRequestFile(envelope: envelope, effectiveCanisterID: call.canister ?? .anonymous, network: "ic",
                                          requestStatus: status)
         let json = file.json
-        #expect(json["format"] == "omni-ic-signed-request" && json["version"] == 1 && json["kind"] == "call")
+        #expect(json["format"] == "omni-ic-signed-request" && json["version"] == 1 && json["request_type"] == "call")
+        #expect(json.objectValue?.keys == ["format", "version", "request_type", "request_id", "canister_id", "effective_canister_id",
+                                           "method_name", "sender", "ingress_expiry", "ingress_expiry_rfc3339", "arg", "envelope",
+                                           "request_status_envelope", "network"])
         #expect(json["method_name"] == "transfer" && json["sender"]?.stringValue == identity.principal.text)
         #expect(json["request_id"]?.stringValue == call.requestID.hex)
         #expect(json["ingress_expiry"] == "1800000000000000000")
@@ -81,14 +84,16 @@ struct AgentUnitTests {
 
     @Test(arguments: [
         ("method_name", JSONValue.string("approve")),
-        ("arg_hex", JSONValue.string("4449444c0000")),
+        ("arg", JSONValue.string("4449444c0000")),
+        ("arg", JSONValue.null),
         ("request_id", JSONValue.string(String(repeating: "00", count: 32))),
         ("sender", JSONValue.string("2vxsx-fae")),
         ("ingress_expiry", JSONValue.string("1")),
-        ("kind", JSONValue.string("query")),
+        ("request_type", JSONValue.string("query")),
         ("canister_id", JSONValue.string("aaaaa-aa")),
         ("effective_canister_id", JSONValue.string("qoctq-giaaa-aaaaa-aaaea-cai")),
-        ("envelope_hex", JSONValue.string("d9d9f7a0")),
+        ("envelope", JSONValue.string("d9d9f7a0")),
+        ("request_status_envelope", JSONValue.string("d9d9f7a0")),
         ("format", JSONValue.string("dfx")),
     ])
     func signedRequestFileRefusesDisagreement(key: String, value: JSONValue) throws {

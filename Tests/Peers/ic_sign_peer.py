@@ -6,8 +6,8 @@ signed with a fresh Ed25519 key — independently of omni (cryptography, cbor2, 
                     [--expiry-in-s S] [--tamper arg|signature]
 
 Prints the file's JSON on stdout. --with-status adds the signed read_state of /request_status/<id> that lets
-`omni ic send` poll without the key. --tamper arg changes the readable arg_hex (the envelope is untouched);
---tamper signature flips a bit of sender_sig inside the envelope.
+`omni ic send` poll without the key. --tamper arg changes the readable arg (the envelope is untouched);
+--tamper signature flips a bit of sender_sig inside the envelope. The keys are those `omni ic sign` writes.
 """
 import argparse
 import datetime
@@ -55,22 +55,19 @@ def main():
                "canister_id": canister, "method_name": args.method, "arg": bytes.fromhex(args.arg_hex)}
     rid, body = envelope(key, der, content, tamper_signature=args.tamper == "signature")
     document = {
-        "format": "omni-ic-signed-request", "version": 1, "kind": "call",
-        "canister_id": args.canister, "method_name": args.method,
-        "arg_hex": "00" + args.arg_hex if args.tamper == "arg" else args.arg_hex,
-        "effective_canister_id": args.canister, "sender": principal_to_text(sender),
-        "ingress_expiry": str(expiry),
-        "expires_at": datetime.datetime.fromtimestamp(expiry // 10**9, datetime.timezone.utc).isoformat(),
-        "request_id": rid.hex(), "envelope_hex": body.hex(),
+        "format": "omni-ic-signed-request", "version": 1, "request_type": "call", "request_id": rid.hex(),
+        "canister_id": args.canister, "effective_canister_id": args.canister, "method_name": args.method,
+        "sender": principal_to_text(sender), "ingress_expiry": str(expiry),
+        "ingress_expiry_rfc3339": datetime.datetime.fromtimestamp(expiry // 10**9, datetime.timezone.utc).isoformat(),
+        "arg": "00" + args.arg_hex if args.tamper == "arg" else args.arg_hex,
+        "envelope": body.hex(),
     }
-    if args.network:
-        document["network"] = args.network
     if args.with_status:
         status_content = {"request_type": "read_state", "sender": sender, "ingress_expiry": expiry,
                           "paths": [[b"request_status", rid]]}
-        status_id, status_body = envelope(key, der, status_content)
-        document["request_status"] = {"request_id": status_id.hex(), "ingress_expiry": str(expiry),
-                                      "envelope_hex": status_body.hex()}
+        document["request_status_envelope"] = envelope(key, der, status_content)[1].hex()
+    if args.network:
+        document["network"] = args.network
     json.dump(document, sys.stdout, indent=2)
     print()
 

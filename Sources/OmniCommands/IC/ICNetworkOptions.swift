@@ -128,8 +128,13 @@ enum ICNetworkOptions {
             if given != nil {
                 throw CLIError.usage("--root-key and --fetch-root-key cannot be combined", commandPath: invocation.commandPath)
             }
+            // Configuration errors of the command line (CLIError), not of the identity store.
             guard !network.isMainnet else {
-                throw ICError(.configuration, "--fetch-root-key is never used for the mainnet: its root key is pinned in omni")
+                throw CLIError(.configuration, "--fetch-root-key is never used for the mainnet: its root key is pinned in omni")
+            }
+            guard network.isLoopback else {
+                throw CLIError(.configuration, "--fetch-root-key is only for a replica on this machine (localhost, 127.0.0.0/8, ::1), "
+                               + "not \(network.url): give its root key with --root-key")
             }
             let key = try ICAgent.fetchRootKey(network: network, transport: transport,
                                                timeout: try invocation.value(requestTimeout) ?? .seconds(20))
@@ -140,13 +145,13 @@ enum ICNetworkOptions {
         if let given {
             let key = try parseRootKey(given, invocation: invocation)
             if network.isMainnet && !key.isMainnet {
-                throw ICError(.configuration, "\(network.url) is the mainnet: it is verified with the pinned mainnet root key only")
+                throw CLIError(.configuration, "\(network.url) is the mainnet: it is verified with the pinned mainnet root key only")
             }
             return key
         }
         if network.isMainnet || !verifies || !network.isLoopback { return .mainnet }
-        throw ICError(.configuration, "the replica at \(network.url) has its own root key: give it with --root-key HEX|@FILE "
-                      + "(see 'omni ic status --network \(network.name ?? network.url)') or use --fetch-root-key")
+        throw CLIError(.configuration, "the replica at \(network.url) has its own root key: give it with --root-key HEX|@FILE "
+                       + "(see 'omni ic status --network \(network.name ?? network.url)') or use --fetch-root-key")
     }
 
     /// `mainnet`, hex (DER or raw point), or the bytes of a DER file.

@@ -26,8 +26,6 @@ public enum ErrorMapping {
             }
         case let error as TransportError:
             return transport(error)
-        case let error as ICError:
-            return ic(error)
         case let error as BLSError:
             // Thrown only for bytes that cannot be a point at all (length, DER prefix); commands turn decodable but
             // invalid points into verdicts themselves.
@@ -51,6 +49,8 @@ public enum ErrorMapping {
             case .store:
                 return ErrorReport(kind: "store", message: error.description, exitCode: .configuration)
             }
+        case let error as ICError:
+            return ic(error)
         case let error as SystemError:
             // A local file could not be written or read (permissions, disk full): the environment, not the input.
             return ErrorReport(kind: "file_system", message: error.description, exitCode: .configuration)
@@ -59,8 +59,7 @@ public enum ErrorMapping {
         }
     }
 
-    /// A failed check is a verdict about the data (exit 1, with the check that failed in the message); the rest
-    /// says what was wrong with the input or the setup.
+    /// IC library errors: `kind` decides the exit code; a failed verification names its reason in the message.
     static func ic(_ error: ICError) -> ErrorReport {
         switch error.kind {
         case .malformed:
@@ -68,13 +67,14 @@ public enum ErrorMapping {
         case .verificationFailed:
             return ErrorReport(kind: "verification_failed", message: error.description, exitCode: .failure)
         case .configuration:
-            return ErrorReport(kind: "configuration", message: error.description, exitCode: .configuration)
+            return ErrorReport(kind: "configuration", message: error.description, exitCode: .configuration,
+                               hint: error.reason == nil ? "see 'omni ic identity list'" : nil)
         case .invalidArgument:
-            return ErrorReport(kind: "usage", message: error.description, exitCode: .usage)
+            return ErrorReport(kind: "invalid_argument", message: error.description, exitCode: .usage)
         case .unsupported:
             return ErrorReport(kind: "unsupported", message: error.description, exitCode: .malformedInput)
         case .storage:
-            return ErrorReport(kind: "file_system", message: error.description, exitCode: .configuration)
+            return ErrorReport(kind: "storage", message: error.description, exitCode: .configuration)
         case .internalFailure:
             return ErrorReport(kind: "internal", message: error.description, exitCode: .internalError)
         }

@@ -4,31 +4,30 @@ import OmniCodec
 /// A request signed on one machine (`omni ic sign`) and sent from another (`omni ic send`): the exact envelope
 /// bytes to post, plus readable copies of what they say so the user can review the request before sending it.
 ///
-/// JSON (UTF-8, one object; 64-bit numbers as decimal strings, bytes as lowercase hex):
+/// JSON (UTF-8, one object; 64-bit numbers as decimal strings, bytes as lowercase hex), keys in this order:
 ///
 ///     {
 ///       "format": "omni-ic-signed-request", "version": 1,
-///       "kind": "call" | "query" | "read_state",
-///       "network": "ic" | "local" | "<url>",            optional hint; `send --network` overrides it
+///       "request_type": "call" | "query" | "read_state",
+///       "request_id": "<64 hex>",
 ///       "canister_id": "<principal>",                     call and query
-///       "method_name": "<name>",                          call and query
-///       "arg_hex": "<Candid message>",                    call and query
-///       "paths": [["<label hex>", …], …],                 read_state
 ///       "effective_canister_id": "<principal>",           where the request is routed
+///       "method_name": "<name>",                          call and query
+///       "paths": [["<label hex>", …], …],                 read_state
 ///       "sender": "<principal>",
 ///       "ingress_expiry": "<ns since the epoch>",
-///       "expires_at": "<RFC 3339>",                       informational
-///       "request_id": "<64 hex>",
-///       "envelope_hex": "d9d9f7…",                        the signed CBOR envelope, posted as is
-///       "request_status": {                               optional, calls only: a signed read_state of
-///         "request_id": "<64 hex>",                       /request_status/<the call's id>, so that `send` can
-///         "ingress_expiry": "<ns>",                       poll for the result without the signing key
-///         "envelope_hex": "d9d9f7…"                       (request_id here is the read_state's own id)
-///       }
+///       "ingress_expiry_rfc3339": "<RFC 3339>",           informational
+///       "arg": "<hex Candid message>",                    call and query
+///       "envelope": "d9d9f7…",                            the signed CBOR envelope, posted as is
+///       "request_status_envelope": "d9d9f7…",             optional, calls only: a signed read_state of
+///                                                         /request_status/<request_id> by the same sender, so
+///                                                         that `send` can poll without the signing key
+///       "network": "ic" | "local" | "<url>"               optional hint; `send --network` overrides it
 ///     }
 ///
-/// Reading checks that every readable field agrees with the envelope (the request id is recomputed from the
-/// envelope's content), so what the user reviews is what gets sent. Unknown keys are ignored.
+/// The keys are those `SignedRequest` (written by `omni ic sign`) uses; this type adds the network hint and
+/// read_state requests. Reading checks that every readable field agrees with the envelope (the request id is
+/// recomputed from the envelope's content), so what the user reviews is what gets sent. Unknown keys are ignored.
 public struct SignedRequestFile: Sendable, Equatable {
     public static let format = "omni-ic-signed-request"
     public static let version = 1
@@ -106,29 +105,26 @@ public struct SignedRequestFile: Sendable, Equatable {
         var object = JSONObject()
         object["format"] = .string(SignedRequestFile.format)
         object["version"] = .int(SignedRequestFile.version)
-        object["kind"] = .string(kind)
-        if let network { object["network"] = .string(network) }
+        object["request_type"] = .string(kind)
+        object["request_id"] = .string(requestID.hex)
+        if let canister = content.canister { object["canister_id"] = .string(canister.text) }
+        object["effective_canister_id"] = .string(effectiveCanisterID.text)
         switch content.body {
-        case .call(let canister, let method, let arg), .query(let canister, let method, let arg):
-            object["canister_id"] = .string(canister.text)
+        case .call(_, let method, _), .query(_, let method, _):
             object["method_name"] = .string(method)
-            object["arg_hex"] = .string(Hex.encode(arg))
         case .readState(let paths):
             object["paths"] = .array(paths.map { .array($0.labels.map { .string(Hex.encode($0)) }) })
         }
-        object["effective_canister_id"] = .string(effectiveCanisterID.text)
         object["sender"] = .string(content.sender.text)
         object["ingress_expiry"] = .string(String(content.ingressExpiry))
-        object["expires_at"] = .string(ICTime.format(content.ingressExpiry))
-        object["request_id"] = .string(requestID.hex)
-        object["envelope_hex"] = .string(Hex.encode(envelopeBytes))
-        if let requestStatus {
-            object["request_status"] = .object([
-                "request_id": .string(requestStatus.envelope.requestID.hex),
-                "ingress_expiry": .string(String(requestStatus.envelope.content.ingressExpiry)),
-                "envelope_hex": .string(Hex.encode(requestStatus.envelopeBytes)),
-            ])
+        object["ingress_expiry_rfc3339"] = .string(ICTime.format(content.ingressExpiry))
+        switch content.body {
+        case .call(_, _, let arg), .query(_, _, let arg): object["arg"] = .string(Hex.encode(arg))
+        case .readState: break
         }
+        object["envelope"] = .string(Hex.encode(envelopeBytes))
+        if let requestStatus { object["request_status_envelope"] = .string(Hex.encode(requestStatus.envelopeBytes)) }
+        if let network { object["network"] = .string(network) }
         return .object(object)
     }
 
@@ -157,8 +153,8 @@ public struct SignedRequestFile: Sendable, Equatable {
         guard json["version"]?.int64Value == Int64(SignedRequestFile.version) else {
             throw ICError(.unsupported, "signed request file version \(json["version"]?.serialized() ?? "(missing)") is not supported (expected \(SignedRequestFile.version))")
         }
-        func string(_ key: String, in object: JSONValue = json) throws(ICError) -> String {
-            guard let value = object[key]?.stringValue else {
+        func string(_ key: String) throws(ICError) -> String {
+            guard let value = json[key]?.stringValue else {
                 throw ICError.malformed("signed request file: \"\(key)\" is missing or not a string", location: key)
             }
             return value
@@ -170,8 +166,8 @@ public struct SignedRequestFile: Sendable, Equatable {
             }
             return text
         }
-        func hex(_ key: String, in object: JSONValue = json) throws(ICError) -> [UInt8] {
-            do { return try Hex.decode(try string(key, in: object)) } catch let error as CodecError {
+        func hex(_ key: String) throws(ICError) -> [UInt8] {
+            do { return try Hex.decode(try string(key)) } catch let error as CodecError {
                 throw ICError.malformed("signed request file: \"\(key)\": \(error.message)", location: key, offset: error.offset)
             } catch let error as ICError {
                 throw error
@@ -180,46 +176,42 @@ public struct SignedRequestFile: Sendable, Equatable {
             }
         }
         var statusBytes: [UInt8]?
-        if let status = json["request_status"], !status.isNull {
-            guard status.objectValue != nil else { throw ICError.malformed("signed request file: \"request_status\" is not an object") }
-            statusBytes = try hex("envelope_hex", in: status)
+        if let status = json["request_status_envelope"], !status.isNull {
+            statusBytes = try hex("request_status_envelope")
         }
-        try self.init(envelopeBytes: try hex("envelope_hex"), effectiveCanisterID: try Principal(icText: try string("effective_canister_id")),
+        try self.init(envelopeBytes: try hex("envelope"), effectiveCanisterID: try Principal(icText: try string("effective_canister_id")),
                       network: try optionalString("network"), requestStatusBytes: statusBytes)
         try checkMirrors(json)
     }
 
     /// Every readable copy must say what the envelope says.
     private func checkMirrors(_ json: JSONValue) throws(ICError) {
-        func mismatch(_ key: String, _ expected: String) -> ICError {
-            ICError.malformed("signed request file: \"\(key)\" disagrees with the signed envelope (the envelope says \(expected))",
-                              location: key)
-        }
-        func expect(_ key: String, _ expected: String, optional: Bool = false, in object: JSONValue? = nil) throws(ICError) {
-            let value = (object ?? json)[key]
-            if optional, value == nil || value == .null { return }
-            guard value?.stringValue == expected else { throw mismatch(key, expected) }
+        func expect(_ key: String, _ expected: String) throws(ICError) {
+            guard let given = json[key]?.stringValue else {
+                throw ICError.malformed("signed request file: \"\(key)\" is missing or not a string", location: key)
+            }
+            guard given == expected else {
+                throw ICError.malformed("signed request file: \"\(key)\" is \"\(given.prefix(80))\" but the signed envelope says "
+                                        + "\"\(expected.prefix(80))\"", location: key)
+            }
         }
         let content = envelope.content
-        try expect("kind", kind)
+        try expect("request_type", kind)
+        try expect("request_id", requestID.hex)
         try expect("sender", content.sender.text)
         try expect("ingress_expiry", String(content.ingressExpiry))
-        let requestIDText = json["request_id"]?.stringValue.map { $0.hasPrefix("0x") ? String($0.dropFirst(2)) : $0 }?.lowercased()
-        guard requestIDText == requestID.hex else { throw mismatch("request_id", requestID.hex) }
         switch content.body {
         case .call(let canister, let method, let arg), .query(let canister, let method, let arg):
             try expect("canister_id", canister.text)
             try expect("method_name", method)
-            try expect("arg_hex", Hex.encode(arg), optional: true)
+            try expect("arg", Hex.encode(arg))
         case .readState(let paths):
             if let listed = json["paths"], listed != .null {
                 let expected: JSONValue = .array(paths.map { .array($0.labels.map { .string(Hex.encode($0)) }) })
-                guard listed == expected else { throw mismatch("paths", expected.serialized()) }
+                guard listed == expected else {
+                    throw ICError.malformed("signed request file: \"paths\" disagrees with the signed envelope", location: "paths")
+                }
             }
-        }
-        if let requestStatus, let status = json["request_status"] {
-            try expect("request_id", requestStatus.envelope.requestID.hex, in: status)
-            try expect("ingress_expiry", String(requestStatus.envelope.content.ingressExpiry), optional: true, in: status)
         }
     }
 }
