@@ -17,7 +17,7 @@ var swiftSettings: [SwiftSetting] { [.swiftLanguageMode(.v5)] }
 var executable: [Target] { [
     .executableTarget(name: "omni", dependencies: ["OmniCommands", "OmniCLI"], swiftSettings: swiftSettings),
     // `make bench` only: times omni's libraries in-process next to the Python peers; not shipped.
-    .executableTarget(name: "omni-bench", dependencies: ["OmniAttest", "OmniBLS", "OmniCandid", "OmniCodec", "OmniCrypto"],
+    .executableTarget(name: "omni-bench", dependencies: ["OmniAttest", "OmniBLS", "OmniCandid", "OmniCodec", "OmniCrypto", "OmniIC"],
                       swiftSettings: swiftSettings),
 ] }
 
@@ -36,7 +36,7 @@ var domains: [Target] { [
     .target(name: "OmniBLS", dependencies: ["CBLS12381", "OmniCodec", "OmniCrypto"], swiftSettings: swiftSettings),
     .target(name: "OmniConnect", dependencies: ["OmniCodec", "OmniCrypto", "OmniTransport", "OmniSystem"], swiftSettings: swiftSettings),
     .target(name: "OmniAttest", dependencies: ["OmniCodec", "OmniCrypto", "CSQLite"], swiftSettings: swiftSettings),
-    .target(name: "OmniIC", dependencies: ["OmniCodec", "OmniCrypto", "OmniBLS", "OmniCandid", "OmniSystem"],
+    .target(name: "OmniIC", dependencies: ["OmniCodec", "OmniCrypto", "OmniBLS", "OmniCandid", "OmniSystem", "OmniTransport"],
             swiftSettings: swiftSettings),
 ] }
 
@@ -60,7 +60,7 @@ var cLayer: [Target] { [
 
 // MARK: - Tests (Swift Testing; vectors come from ../shared/vectors or $OMNI_VECTORS)
 var tests: [Target] { [
-    .target(name: "OmniTestSupport", dependencies: ["OmniCodec"], path: "Tests/OmniTestSupport", swiftSettings: swiftSettings),
+    .target(name: "OmniTestSupport", dependencies: ["OmniCodec", "OmniTransport"], path: "Tests/OmniTestSupport", swiftSettings: swiftSettings),
     .testTarget(name: "OmniCodecTests", dependencies: ["OmniCodec", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniCryptoTests", dependencies: ["OmniCrypto", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniTransportTests", dependencies: ["OmniTransport", "OmniTestSupport"], swiftSettings: swiftSettings),

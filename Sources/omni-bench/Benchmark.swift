@@ -28,6 +28,7 @@ struct Benchmark {
 /// Every benchmark; each area adds its own in its own file as `extension Benchmark { static let … }`.
 let allBenchmarks: [Benchmark] = [
     .jsonParse,
+    .icCertificateVerify,
     .cborDecode, .cborEncode, .cborDecodeCertificate,
     .blsVerify, .blsVerifyDecodedKey, .blsHashToG1, .blsDecodePublicKey, .blsDecodeSignature, .blsVerifyBatch16,
     .attestVerifyAttestation, .attestVerifyAssertion,

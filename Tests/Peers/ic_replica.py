@@ -1177,6 +1177,8 @@ ENDPOINTS = {("2", "canister", "call"): "call_v2", ("3", "canister", "call"): "c
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body are written separately; without TCP_NODELAY a kept-alive client waits on Nagle + delayed ACK.
+    disable_nagle_algorithm = True
     server_version = "omni-fake-replica/1"
     replica = None  # set by main
     verbose = False

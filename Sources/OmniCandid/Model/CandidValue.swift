@@ -168,3 +168,19 @@ extension CandidValue {
         }
     }
 }
+
+extension CandidValue {
+    /// Whether a record or variant inside carries a label known only by its number (tuple positions excepted):
+    /// the sign that a message was decoded without its types, so field names could not be shown.
+    public var hasHashedLabels: Bool {
+        switch self {
+        case .record(let fields):
+            let isTuple = fields.enumerated().allSatisfy { UInt32($0.offset) == $0.element.label.id }
+            return (!isTuple && fields.contains { $0.label.name == nil }) || fields.contains { $0.value.hasHashedLabels }
+        case .variant(let field): return field.label.name == nil || field.value.hasHashedLabels
+        case .opt(let payload?): return payload.hasHashedLabels
+        case .vec(let elements): return elements.first?.hasHashedLabels ?? false
+        default: return false
+        }
+    }
+}

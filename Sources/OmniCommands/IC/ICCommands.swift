@@ -4,9 +4,13 @@ import OmniCLI
 public enum ICCommands {
     public static var group: Command {
         Command("ic", abstract: "Internet Computer: verified calls and the cryptography behind them.",
-                subcommands: [bls]
-                    + ICOfflineCommands.all,  // principal, account-id, account, identity, certificate, sign (ICOfflineSupport.swift)
-                section: "Internet Computer")
+                subcommands: network + ICOfflineCommands.all + [bls], section: "Internet Computer")
+    }
+
+    /// The commands that talk to a replica (agent in OmniIC/Agent); the offline ones are in ICOfflineSupport.swift.
+    static var network: [Command] {
+        [ICQueryCommand.command, ICCallCommand.command, ICRequestStatusCommand.command, ICReadStateCommand.command,
+         ICMetadataCommand.command, ICStatusCommand.command, ICSendCommand.command]
     }
 
     static var bls: Command {

@@ -1,0 +1,68 @@
+import OmniCandid
+import OmniCLI
+import OmniIC
+
+/// `omni ic request-status RID CANISTER`: the certified status of an update call, waited for by default.
+enum ICRequestStatusCommand {
+    static let requestID = Argument<String>("REQUEST_ID", help: "The request id: 64 hex digits, with or without 0x.")
+    static let canister = Argument<String>("CANISTER", help: "The canister the call was sent to (its effective canister id).")
+    static let noWait = Flag("no-wait", help: "Read the status once instead of polling until it is final.")
+    static let method = Option<String>(
+        "method", valueName: "NAME",
+        help: "The called method: decode the reply with its result types (from --candid or the canister's candid:service).",
+        group: "Candid")
+
+    static let command = Command(
+        "request-status", abstract: "Read the certified status of an update call, waiting until it is final.",
+        discussion: """
+            Reads /request_status/<id> through a verified read_state and polls (--poll-interval, --poll-attempts) \
+            until the call is replied, rejected or done. Only the identity that made the call may read its status: \
+            give the same --identity or --pem. Exit codes: 0 replied, 4 rejected (with code, message, error code), \
+            1 done without reply (or, with --no-wait, not final yet: received, processing, or unknown to the IC), \
+            5 still not final after the polls.
+            """,
+        options: [noWait, method, ICCanisterCallSupport.candid] + ICNetworkOptions.connection + ICNetworkOptions.signing
+            + ICNetworkOptions.waiting,
+        arguments: [requestID.spec, canister.spec],
+        examples: [
+            Example("omni ic request-status 0x5e9b…c1 ryjl3-tyaaa-aaaaa-aaaba-cai --identity me",
+                    "Wait for the outcome of a call made with --async."),
+        ],
+        outputAliases: ICCanisterCallSupport.outputAliases
+    ) { invocation in
+        let idText = (try invocation.argument(requestID) ?? "").trimmingCharacters(in: .whitespaces)
+        let id: RequestID
+        do throws(ICError) { id = try RequestID(hex: idText) } catch {
+            throw ICError(.invalidArgument, "REQUEST_ID: \(error.message)")
+        }
+        let target = try ICNetworkOptions.principal(try invocation.argument(canister) ?? "", what: "CANISTER")
+        let progress = invocation.progress("Waiting")
+        defer { progress.finish() }
+        let agent = try ICNetworkOptions.agent(invocation, progress: progress)
+        let result = try agent.requestStatus(id, effectiveCanister: target, wait: !(try invocation.flag(noWait)))
+        var interface: CandidInterface?
+        var function: CandidFunctionType?
+        if let name = try invocation.value(method), case .replied = result.status {
+            interface = try ICCanisterCallSupport.interface(invocation, agent: agent, canister: target,
+                                                            needed: ICCanisterCallSupport.replyFormat(invocation) != .hex)
+            function = try ICCanisterCallSupport.method(name, in: interface, invocation: invocation)
+        }
+        let (verification, text) = ReplyContext.certificateVerification(result.certificate, verified: result.verified)
+        invocation.detail(text)
+        let context = ReplyContext(kind: "request_status", requestID: id, canister: nil, effectiveCanisterID: target,
+                                   method: try invocation.value(method), function: function, interface: interface,
+                                   verification: verification, verificationText: text)
+        switch result.status {
+        case .replied(let bytes): return ICCanisterCallSupport.result(.replied(bytes), context: context, invocation: invocation)
+        case .rejected(let reject): return ICCanisterCallSupport.result(.rejected(reject), context: context, invocation: invocation)
+        case .done: return ICCanisterCallSupport.result(.done, context: context, invocation: invocation)
+        case .unknown:
+            return .output(StatusOutput(context: context, status: "unknown",
+                                        message: "the IC does not know this request (not received yet, expired, or never sent to this canister)"),
+                           exitCode: .failure)
+        case .received, .processing:
+            return .output(StatusOutput(context: context, status: ICAgent.name(of: result.status), message: "not final yet"),
+                           exitCode: .failure)
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import OmniCandid
+import OmniCLI
+import OmniCodec
+import OmniIC
+
+/// `omni ic send FILE`: posts a request signed elsewhere (`omni ic sign`) and verifies the answer.
+enum ICSendCommand {
+    static let file = Argument<String>("FILE", help: "The signed request file written by 'omni ic sign' (- for stdin).", source: .path)
+    static let noWait = Flag("no-wait", help: "For a call: print the request id once accepted instead of waiting for the outcome.")
+    static let review = Flag("review", help: "Print what the file would send (and check its signature) without sending it.")
+
+    static let command = Command(
+        "send", abstract: "Send a request signed offline and print its verified outcome.",
+        discussion: """
+            For air-gapped signing: 'omni ic sign' writes the signed envelope into a JSON file (format \
+            omni-ic-signed-request, version 1) on the offline machine; this command posts it unchanged from an \
+            online one. Before sending, the file's readable fields are checked against the envelope and the sender's \
+            signature is verified, and an expired request is refused. A call is then followed like 'omni ic call': \
+            polling uses the file's signed request-status read when present (so no key is needed here), or this \
+            machine's identity when it is the sender. Queries are verified like 'omni ic query'. The network is \
+            --network when given, else the file's hint.
+            """,
+        options: [noWait, review, ICCanisterCallSupport.candid] + ICNetworkOptions.connection + ICNetworkOptions.signing
+            + ICNetworkOptions.waiting,
+        arguments: [file.spec],
+        examples: [
+            Example("omni ic send transfer.json", "Send a call signed on an offline machine and wait for its outcome."),
+            Example("omni ic send --review transfer.json", "Show what would be sent."),
+        ],
+        outputAliases: ICCanisterCallSupport.outputAliases
+    ) { invocation in
+        let path = try invocation.argument(file) ?? "-"
+        let bytes = path == "-" ? try invocation.streams.stdinBytes() : try FileInput.read(path, label: "FILE")
+        let text = String(decoding: bytes, as: UTF8.self)
+        let signed: SignedRequestFile
+        do throws(ICError) { signed = try SignedRequestFile(text: text) } catch {
+            throw ICError(error.kind, "\(path): \(error.message)", reason: error.reason, location: error.location ?? path)
+        }
+        let now = IngressExpiry.currentTime()
+        let request = signed.request
+        // The signature is checked before anything leaves this machine: a corrupted file fails here, not remotely.
+        try signed.envelope.verifySender(at: now, effectiveCanister: signed.effectiveCanisterID)
+        if try invocation.flag(review) {
+            return .output(SimpleOutput(text: reviewText(signed), json: signed.json))
+        }
+        guard request.ingressExpiry > now else {
+            throw ICError.verification(.expired, "the signed request expired at \(ICTime.format(request.ingressExpiry)); sign it again")
+        }
+        let progress = invocation.progress("Waiting")
+        defer { progress.finish() }
+        let agent = try ICNetworkOptions.agent(invocation, progress: progress, networkHint: signed.network)
+        invocation.detail("sending the signed \(signed.kind) \(signed.requestID) from \(request.sender) to \(agent.configuration.network)")
+        switch try agent.send(signed, wait: !(try invocation.flag(noWait))) {
+        case .call(let result):
+            guard case .call(let canister, let method, _) = request.body else { throw ICError(.internalFailure, "not a call") }
+            let (interface, function) = try types(invocation, agent: agent, canister: canister, method: method, outcome: result.outcome)
+            let context = ReplyContext.call(result, canister: canister, method: method, function: function, interface: interface)
+            invocation.detail(context.verificationText)
+            return ICCanisterCallSupport.result(result.outcome, context: context, invocation: invocation)
+        case .query(let result):
+            guard case .query(let canister, let method, _) = request.body else { throw ICError(.internalFailure, "not a query") }
+            var outcome: CallOutcome
+            switch result.outcome {
+            case .replied(let reply): outcome = .replied(reply)
+            case .rejected(let reject): outcome = .rejected(reject)
+            }
+            let (interface, function) = try types(invocation, agent: agent, canister: canister, method: method, outcome: outcome)
+            let context = ReplyContext.query(result, canister: canister, method: method, function: function, interface: interface)
+            invocation.detail(context.verificationText)
+            return ICCanisterCallSupport.result(outcome, context: context, invocation: invocation)
+        case .readState(let read):
+            var entries: [StateEntry] = []
+            for statePath in read.paths { entries += StateEntry.entries(for: statePath, in: read.certificate) }
+            return .output(StateReadOutput(read: read, entries: entries),
+                           exitCode: entries.allSatisfy { $0.lookup == "found" } ? .ok : .failure)
+        }
+    }
+
+    /// Types for decoding a reply (only when there is one to decode in Candid or JSON form).
+    private static func types(_ invocation: Invocation, agent: ICAgent, canister: Principal, method: String,
+                              outcome: CallOutcome) throws -> (CandidInterface?, CandidFunctionType?) {
+        guard case .replied = outcome else { return (nil, nil) }
+        let format = ICCanisterCallSupport.replyFormat(invocation)
+        let interface = try ICCanisterCallSupport.interface(invocation, agent: agent, canister: canister,
+                                                            needed: format == .candid || format == .json)
+        return (interface, try ICCanisterCallSupport.method(method, in: interface, invocation: invocation))
+    }
+
+    static func reviewText(_ signed: SignedRequestFile) -> String {
+        let request = signed.request
+        var lines = ["\(signed.kind) \(signed.requestID)", "sender: \(request.sender)",
+                     "expires: \(ICTime.format(request.ingressExpiry))", "effective canister: \(signed.effectiveCanisterID)"]
+        switch request.body {
+        case .call(let canister, let method, let arg), .query(let canister, let method, let arg):
+            lines.append("canister: \(canister)")
+            lines.append("method: \(method)")
+            if let values = try? Candid.decode(arg) {
+                lines.append("arguments: " + Candid.print(arguments: values, style: .compact))
+            } else {
+                lines.append("arguments (hex): " + Hex.encode(arg))
+            }
+        case .readState(let paths):
+            lines.append("paths: " + paths.map(\.description).joined(separator: ", "))
+        }
+        if let network = signed.network { lines.append("network: \(network)") }
+        lines.append("request status read: " + (signed.requestStatus == nil ? "not included" : "included"))
+        lines.append("signature: valid")
+        return lines.joined(separator: "\n")
+    }
+}

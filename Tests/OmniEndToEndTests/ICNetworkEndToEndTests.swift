@@ -1,0 +1,275 @@
+import Foundation
+import OmniCodec
+import OmniTestSupport
+import Testing
+
+/// The real `omni` binary against `Tests/Peers/ic_replica.py` (pyblst, cryptography, cbor2): verified queries and
+/// calls, every fallback, rejects, and each attack the replica stages, refused with its reason and exit code.
+@Suite(.serialized)
+struct ICNetworkEndToEndTests {
+    /// One replica for the suite (tests are serialized and reset it); fresh keys per run, seed printed once.
+    static let shared = Result { () throws -> PeerProcess in
+        let peer = try PeerProcess(script: "ic_replica.py")
+        FileHandle.standardError.write(Data("ic_replica.py for the ic end-to-end tests: --seed \(try peer.string("seed"))\n".utf8))
+        return peer
+    }
+
+    let replica: PeerProcess
+    let url: String
+    let rootKey: String
+    let canister: String
+    /// A fresh cache directory per test (node keys are cached there).
+    let cache: String
+
+    init() throws {
+        replica = try Self.shared.get()
+        url = try replica.string("url")
+        rootKey = try replica.string("root_key")
+        canister = try replica.string("canister_id")
+        cache = FileManager.default.temporaryDirectory.appendingPathComponent("omni-e2e-cache-\(UUID().uuidString)").path
+        try control(["action": "reset_config"])
+        try control(["action": "reset_stats"])
+    }
+
+    @discardableResult
+    func control(_ body: JSONValue) throws -> JSONValue {
+        try replica.requestJSON("/_control", method: "POST", body: body)
+    }
+
+    func stat(_ name: String) throws -> Int {
+        Int(try replica.requestJSON("/_control")["stats"]?[name]?.int64Value ?? 0)
+    }
+
+    /// `omni ic <arguments> --network <replica> --root-key <key>` with this test's cache directory.
+    func omni(_ arguments: [String], trust: Bool = true, stdin: Data? = nil) throws -> ProcessResult {
+        let network = ["--network", url] + (trust ? ["--root-key", rootKey] : [])
+        return try Omni.run(["ic"] + arguments + network, stdin: stdin,
+                            environment: ["XDG_CACHE_HOME": cache, "OMNI_IC_POLL_INTERVAL": "50ms"])
+    }
+
+    func json(_ result: ProcessResult) throws -> JSONValue { try JSONValue.parse(result.stdoutText) }
+
+    func errorJSON(_ result: ProcessResult) throws -> JSONValue {
+        guard let line = result.stderrText.split(separator: "\n").last(where: { $0.hasPrefix("{") }) else {
+            throw TestSupportError("no JSON error on stderr: \(result.stderrText)")
+        }
+        return try JSONValue.parse(String(line))
+    }
+
+    // MARK: Verified queries and calls
+
+    @Test func queryWithNodeSignatures() throws {
+        let text = try omni(["query", canister, "greet", "(\"e2e\")"])
+        #expect(text.status == 0, "\(text.stderrText)")
+        #expect(text.stdoutText == "(\"Hello, e2e!\")\n")
+        let result = try omni(["query", canister, "greet", "(\"json\")", "--output", "json"])
+        let object = try json(result)
+        #expect(object["values"] == ["Hello, json!"])
+        #expect(object["verification"]?["kind"] == "node_signatures")
+        #expect(object["verification"]?["keys_from_cache"] == .bool(true), "the first run cached the node keys")
+        #expect(try stat("node_key_reads") == 1)
+        let hex = try omni(["query", canister, "greet", "4449444c00017103686578",
+                            "--args-format", "hex", "--output", "hex"])
+        #expect(hex.stdoutText == "4449444c0001710b48656c6c6f2c2068657821\n", "\(hex.stderrText)")
+    }
+
+    @Test func recordsShowFieldNamesFromCandidMetadataOrFile() throws {
+        let did = FileManager.default.temporaryDirectory.appendingPathComponent("omni-e2e-\(UUID().uuidString).did")
+        defer { try? FileManager.default.removeItem(at: did) }
+        // The same reply bytes decoded with a .did that names them: the canister's `echo` returns its argument.
+        try Data("service : { echo : (record { owner : text; amount : nat }) -> (record { owner : text; amount : nat }) query }".utf8)
+            .write(to: did)
+        let result = try omni(["query", canister, "echo", "(record { owner = \"me\"; amount = 7 })", "--candid", did.path])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stdoutText.contains("owner = \"me\"") && result.stdoutText.contains("amount = 7 : nat"))
+        let hex = try omni(["query", canister, "echo", "(record { owner = \"me\"; amount = 7 })", "--candid", did.path, "-o", "hex"])
+        let message = hex.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Without the file, candid:service says echo is (text) -> (text): the reply does not fit, so omni says so
+        // and falls back to the wire types, whose fields are only hashes.
+        let untyped = try omni(["query", canister, "echo", message, "--args-format", "hex"])
+        #expect(untyped.status == 0, "\(untyped.stderrText)")
+        #expect(untyped.stderrText.contains("does not match the method's result types"), "\(untyped.stderrText)")
+        #expect(!untyped.stdoutText.contains("owner") && untyped.stdoutText.contains("\"me\""))
+    }
+
+    @Test func callV4SynchronousAndPolled() throws {
+        let sync = try omni(["call", canister, "greet_update", "(\"sync\")", "-o", "json"])
+        #expect(sync.status == 0, "\(sync.stderrText)")
+        #expect(try json(sync)["values"] == ["Hello, sync!"])
+        #expect(try json(sync)["verification"]?["kind"] == "certificate")
+        #expect(try stat("call_v4") == 1 && stat("polls") == 0)
+
+        try control(["call_polls": 2])
+        let polled = try omni(["call", canister, "greet_update", "(\"polled\")"])
+        #expect(polled.status == 0 && polled.stdoutText == "(\"Hello, polled!\")\n", "\(polled.stderrText)")
+        #expect(try stat("polls") == 3)
+    }
+
+    @Test(arguments: [(["call_v4"], "call_v3", 0), (["call_v4", "call_v3"], "call_v2", 1)])
+    func callFallsBackToOlderEndpoints(disabled: [String], used: String, polls: Int) throws {
+        try control(["disabled_endpoints": .array(disabled.map { .string($0) })])
+        let result = try omni(["call", canister, "greet_update", "(\"old\")", "--verbose"])
+        #expect(result.status == 0 && result.stdoutText == "(\"Hello, old!\")\n", "\(result.stderrText)")
+        #expect(try stat(used) == 1 && stat("polls") == polls)
+        #expect(result.stderrText.contains("is not available (HTTP 404)"))
+    }
+
+    @Test func rejectsAreStructured() throws {
+        let certified = try omni(["call", canister, "fail", "-o", "json"])
+        #expect(certified.status == 4)
+        let reject = try json(certified)
+        #expect(reject["status"] == "rejected" && reject["certified"] == .bool(true))
+        #expect(reject["reject_code"] == 4 && reject["reject_code_name"] == "CANISTER_REJECT" && reject["error_code"] == "IC0406")
+
+        let uncertified = try omni(["call", canister, "guarded", "-o", "json"])
+        #expect(try uncertified.status == 4 && json(uncertified)["certified"] == .bool(false))
+        #expect(try json(uncertified)["verification"]?["kind"] == "uncertified")
+
+        let query = try omni(["query", canister, "fail_query"])
+        #expect(query.status == 4 && query.stdoutText.contains("rejected (code 4 CANISTER_REJECT, IC0406, not certified)"))
+
+        let trap = try omni(["call", canister, "trap"])
+        #expect(trap.status == 4 && trap.stdoutText.contains("code 5 CANISTER_ERROR, IC0503, certified"))
+    }
+
+    @Test func doneWithoutReply() throws {
+        let result = try omni(["call", canister, "forget", "-o", "json"])
+        #expect(result.status == 1)
+        #expect(try json(result)["status"] == "done")
+        let text = try omni(["call", canister, "forget"])
+        #expect(text.status == 1 && text.stdoutText.contains("done without reply"))
+    }
+
+    @Test func asyncCallThenRequestStatus() throws {
+        let submitted = try omni(["call", "--async", canister, "greet_update", "(\"later\")"])
+        #expect(submitted.status == 0, "\(submitted.stderrText)")
+        let requestID = submitted.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(requestID.hasPrefix("0x") && requestID.count == 66)
+        let status = try omni(["request-status", requestID, canister, "--method", "greet_update"])
+        #expect(status.status == 0 && status.stdoutText == "(\"Hello, later!\")\n", "\(status.stderrText)")
+        let unknown = try omni(["request-status", String(repeating: "ab", count: 32), canister, "--no-wait", "-o", "json"])
+        #expect(try unknown.status == 1 && json(unknown)["status"] == "unknown")
+    }
+
+    @Test func readStateAndMetadata() throws {
+        let read = try omni(["read-state", canister, "/time", "/canister/\(canister)/controllers", "/canister/\(canister)/metadata/none",
+                             "-o", "json"])
+        #expect(read.status == 1, "one path is absent")
+        let paths = try json(read)["paths"]?.arrayValue ?? []
+        #expect(paths.map { $0["lookup"] } == ["found", "found", "absent"])
+        #expect(paths[1]["value"] == ["2vxsx-fae"])
+        let metadata = try omni(["metadata", canister])
+        #expect(metadata.status == 0 && metadata.stdoutText.contains("greet : (text) -> (text) query"))
+        let subnet = try replica.string("subnet_id")
+        let subnetRead = try omni(["read-state", "--subnet", subnet, "/subnet/\(subnet)/type"])
+        #expect(subnetRead.status == 0 && subnetRead.stdoutText.contains("/type: application"), "\(subnetRead.stderrText)")
+    }
+
+    @Test func statusAndRootKeyTrust() throws {
+        let status = try omni(["status", "-o", "json"], trust: false)
+        #expect(try status.status == 0 && json(status)["root_key"]?.stringValue == rootKey)
+        let untrusted = try omni(["query", canister, "greet", "(\"x\")"], trust: false)
+        #expect(untrusted.status == 7 && untrusted.stderrText.contains("--root-key"))
+        let fetched = try omni(["query", canister, "greet", "(\"x\")", "--fetch-root-key"], trust: false)
+        #expect(fetched.status == 0 && fetched.stderrText.contains("warning: --fetch-root-key"))
+        let mainnet = try Omni.run(["ic", "query", canister, "greet", "--fetch-root-key", "--network", "ic"])
+        #expect(mainnet.status == 7 && mainnet.stderrText.contains("never used for the mainnet"))
+        let wrongKey = try omni(["query", canister, "greet", "(\"x\")", "--root-key", "mainnet"], trust: false)
+        #expect(wrongKey.status == 1 && wrongKey.stderrText.contains("verification failed (signature)"))
+    }
+
+    // MARK: Attacks
+
+    @Test(arguments: [
+        ("bad_bls", JSONValue.string("certificate"), "signature"),
+        ("bad_bls", JSONValue.string("delegation"), "signature"),
+        ("foreign_range", JSONValue.bool(true), "range"),
+        ("stale_time_s", JSONValue.int(900), "time"),
+        ("nested_delegation", JSONValue.bool(true), "delegation"),
+    ])
+    func attackedCertificatesAreRefused(key: String, value: JSONValue, reason: String) throws {
+        try control(.object(JSONObject([(key, value)])))
+        for command in [["call", canister, "greet_update", "(\"x\")"], ["read-state", canister, "/time"]] {
+            let result = try omni(command + ["-o", "json"])
+            #expect(result.status == 1, "\(command[0]): \(result.stderrText)")
+            let error = try errorJSON(result)["error"]
+            #expect(error?["kind"] == "verification_failed")
+            #expect(error?["message"]?.stringValue?.hasPrefix("verification failed (\(reason))") == true, "\(String(describing: error))")
+            #expect(result.stdoutText.isEmpty, "nothing unverified is printed")
+        }
+    }
+
+    @Test func invalidNodeSignatureRefreshesOnceThenFails() throws {
+        let warm = try omni(["query", canister, "greet", "(\"warm\")"])
+        #expect(warm.status == 0, "\(warm.stderrText)")
+        try control(["bad_node_signature": "always", "action": "reset_stats"])
+        let result = try omni(["query", canister, "greet", "(\"x\")"])
+        #expect(result.status == 1 && result.stdoutText.isEmpty)
+        #expect(result.stderrText.contains("verification failed (node_signature)"), "\(result.stderrText)")
+        #expect(try stat("node_key_reads") == 1, "exactly one forced refresh")
+    }
+
+    @Test func oversizedBodiesAreRefused() throws {
+        try control(["oversize_mib": 11])
+        let result = try omni(["query", canister, "greet", "(\"x\")", "-o", "json"])
+        #expect(try result.status == 5 && errorJSON(result)["error"]?["kind"] == "limit_exceeded", "\(result.stderrText)")
+        try control(["action": "reset_config"])
+        let capped = try omni(["query", canister, "big", "--max-response-size", "512KiB"])
+        #expect(capped.status == 5, "\(capped.stderrText)")
+        let allowed = try omni(["query", canister, "big", "--max-response-size", "2MiB", "--output", "hex"])
+        #expect(allowed.status == 0 && allowed.stdoutText.count > 2 << 20)
+    }
+
+    @Test func unsafeSkipsVerificationAndSaysSo() throws {
+        try control(["bad_bls": "certificate"])
+        let result = try omni(["call", canister, "greet_update", "(\"u\")", "--unsafe"])
+        #expect(result.status == 0 && result.stdoutText == "(\"Hello, u!\")\n")
+        #expect(result.stderrText.contains("--unsafe: responses are NOT verified"))
+    }
+
+    @Test func clockSkewIsCorrected() throws {
+        try control(["clock_skew_s": 200])
+        let result = try omni(["call", canister, "greet_update", "(\"skew\")"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stderrText.contains("signed again with its time"))
+    }
+
+    @Test func signedCallsAndTheirStatusNeedTheSameIdentity() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("omni-e2e-pem-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pem = directory.appendingPathComponent("identity.pem").path
+        let generated = try Subprocess.run("/usr/bin/env", ["openssl", "genpkey", "-algorithm", "ed25519", "-out", pem])
+        #expect(generated.status == 0, "\(generated.stderrText)")
+        let submitted = try omni(["call", "--async", canister, "greet_update", "(\"pem\")", "--pem", pem])
+        #expect(submitted.status == 0, "\(submitted.stderrText)")
+        let requestID = submitted.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        let mine = try omni(["request-status", requestID, canister, "--pem", pem, "-o", "json"])
+        #expect(try mine.status == 0 && json(mine)["values"] == ["Hello, pem!"], "\(mine.stderrText)")
+        let someoneElse = try omni(["request-status", requestID, canister, "--no-wait"])
+        #expect(someoneElse.status == 6 && someoneElse.stderrText.contains("HTTP 403"), "\(someoneElse.stderrText)")
+        let both = try omni(["query", canister, "greet", "--pem", pem, "--identity", "x"])
+        #expect(both.status == 2)
+    }
+
+    // MARK: Requests signed elsewhere
+
+    @Test func sendsARequestSignedByAnIndependentSigner() throws {
+        try control(["call_polls": 1])
+        let signed = try Subprocess.python("ic_sign_peer.py", ["--canister", canister, "--method", "greet_update",
+                                                                "--arg-hex", "4449444c0001710473656e64", "--network", url,
+                                                                "--with-status"])
+        #expect(signed.status == 0, "\(signed.stderrText)")
+        let result = try Omni.run(["ic", "send", "-", "--root-key", rootKey], stdin: signed.stdout,
+                                  environment: ["XDG_CACHE_HOME": cache, "OMNI_IC_POLL_INTERVAL": "50ms"])
+        #expect(result.status == 0 && result.stdoutText == "(\"Hello, send!\")\n", "\(result.stderrText)")
+        #expect(try stat("polls") >= 1, "polled with the file's signed read_state")
+
+        for tamper in ["arg", "signature"] {
+            let bad = try Subprocess.python("ic_sign_peer.py", ["--canister", canister, "--method", "greet_update",
+                                                                 "--arg-hex", "4449444c0001710473656e64", "--tamper", tamper])
+            let refused = try omni(["send", "-"], stdin: bad.stdout)
+            #expect(refused.status == (tamper == "arg" ? 3 : 1), "\(tamper): \(refused.stderrText)")
+        }
+    }
+}

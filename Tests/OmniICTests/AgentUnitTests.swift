@@ -1,0 +1,242 @@
+import Foundation
+import OmniCandid
+import OmniCodec
+import OmniCrypto
+import OmniTestSupport
+import OmniTransport
+import Testing
+@testable import OmniIC
+
+/// The agent's pieces that need no replica: networks, state path text, the signed request file, the node key
+/// cache, and the HTTP handling (fallbacks, refusals, clock skew) with a scripted transport.
+struct AgentUnitTests {
+    // MARK: Networks
+
+    @Test(arguments: [
+        ("ic", "https://icp-api.io", true, false),
+        ("local", "http://127.0.0.1:4943", false, true),
+        ("http://localhost:8080/", "http://localhost:8080", false, true),
+        ("http://127.5.0.1:1", "http://127.5.0.1:1", false, true),
+        ("http://[::1]:4943", "http://[::1]:4943", false, true),
+        ("https://ic0.app", "https://ic0.app", true, false),
+        ("https://a.icp0.io", "https://a.icp0.io", true, false),
+        ("https://icp0.io.evil.example", "https://icp0.io.evil.example", false, false),
+        ("http://127.0.0.1.evil.example", "http://127.0.0.1.evil.example", false, false),
+        ("http://1270.0.0.1", "http://1270.0.0.1", false, false),
+    ])
+    func networks(text: String, url: String, mainnet: Bool, loopback: Bool) throws {
+        let network = try ICNetwork(text)
+        #expect(network.url == url && network.isMainnet == mainnet && network.isLoopback == loopback)
+    }
+
+    @Test(arguments: ["ftp://x", "http://", "icp-api.io", "https://user:pw@icp-api.io", "https://icp-api.io/api", "https://x?y=1", ""])
+    func badNetworks(text: String) {
+        #expect(throws: ICError.self) { _ = try ICNetwork(text) }
+    }
+
+    // MARK: State paths
+
+    @Test func statePathText() throws {
+        let canister = try Principal(icText: "ryjl3-tyaaa-aaaaa-aaaba-cai")
+        #expect(try StatePath(text: "/time") == .time)
+        #expect(try StatePath(text: "time") == .time)
+        #expect(try StatePath(text: "/") == StatePath([[UInt8]]()))
+        #expect(try StatePath(text: "/canister/ryjl3-tyaaa-aaaaa-aaaba-cai/metadata/candid:service")
+                == .canisterMetadata(canister.bytes, name: "candid:service"))
+        let id = try RequestID(bytes: [UInt8](repeating: 0xab, count: 32))
+        #expect(try StatePath(text: "/request_status/0x" + id.hex) == .requestStatus(id))
+        // Not a principal (bad checksum): kept as text.
+        #expect(try StatePath(text: "/a-b").labels == [Array("a-b".utf8)])
+        #expect(throws: ICError.self) { _ = try StatePath(text: "/a//b") }
+        #expect(throws: ICError.self) { _ = try StatePath(text: "/0xzz") }
+        #expect(throws: ICError.self) { _ = try StatePath(text: Array(repeating: "x", count: 128).joined(separator: "/")) }
+    }
+
+    // MARK: Signed request files
+
+    static func signedCall(nonce: [UInt8]? = [1, 2, 3]) throws -> (ICIdentity, ICRequest, ICEnvelope, ICEnvelope) {
+        let identity = ICIdentity(ed25519: Ed25519.PrivateKey())
+        let canister = try Principal(icText: "ryjl3-tyaaa-aaaaa-aaaba-cai")
+        let call = try ICRequest(.call(canister: canister, method: "transfer", arg: try Candid.encode([.nat(5)])),
+                                 sender: identity.principal, ingressExpiry: 1_800_000_000_000_000_000, nonce: nonce)
+        let status = try ICRequest(.readState(paths: [StatePath.requestStatus(call.requestID)]), sender: identity.principal,
+                                   ingressExpiry: 1_800_000_000_000_000_000)
+        return (identity, call, try identity.envelope(for: call, at: 1_700_000_000_000_000_000),
+                try identity.envelope(for: status, at: 1_700_000_000_000_000_000))
+    }
+
+    @Test func signedRequestFileRoundTrip() throws {
+        let (identity, call, envelope, status) = try Self.signedCall()
+        let file = try SignedRequestFile(envelope: envelope, effectiveCanisterID: call.canister ?? .anonymous, network: "ic",
+                                         requestStatus: status)
+        let json = file.json
+        #expect(json["format"] == "omni-ic-signed-request" && json["version"] == 1 && json["request_type"] == "call")
+        #expect(json.objectValue?.keys == ["format", "version", "request_type", "request_id", "canister_id", "effective_canister_id",
+                                           "method_name", "sender", "ingress_expiry", "ingress_expiry_rfc3339", "arg", "envelope",
+                                           "request_status_envelope", "network"])
+        #expect(json["method_name"] == "transfer" && json["sender"]?.stringValue == identity.principal.text)
+        #expect(json["request_id"]?.stringValue == call.requestID.hex)
+        #expect(json["ingress_expiry"] == "1800000000000000000")
+        let decoded = try SignedRequestFile(text: file.text)
+        #expect(decoded == file && decoded.requestStatus?.envelope.content.sender == identity.principal)
+        try decoded.envelope.verifySender(at: 1_700_000_000_000_000_000)
+    }
+
+    @Test(arguments: [
+        ("method_name", JSONValue.string("approve")),
+        ("arg", JSONValue.string("4449444c0000")),
+        ("arg", JSONValue.null),
+        ("request_id", JSONValue.string(String(repeating: "00", count: 32))),
+        ("sender", JSONValue.string("2vxsx-fae")),
+        ("ingress_expiry", JSONValue.string("1")),
+        ("request_type", JSONValue.string("query")),
+        ("canister_id", JSONValue.string("aaaaa-aa")),
+        ("effective_canister_id", JSONValue.string("qoctq-giaaa-aaaaa-aaaea-cai")),
+        ("envelope", JSONValue.string("d9d9f7a0")),
+        ("request_status_envelope", JSONValue.string("d9d9f7a0")),
+        ("format", JSONValue.string("dfx")),
+    ])
+    func signedRequestFileRefusesDisagreement(key: String, value: JSONValue) throws {
+        let (_, call, envelope, _) = try Self.signedCall()
+        guard case .object(var object) = try SignedRequestFile(envelope: envelope, effectiveCanisterID: call.canister ?? .anonymous).json else {
+            Issue.record("not an object"); return
+        }
+        object[key] = value
+        #expect(throws: ICError.self) { _ = try SignedRequestFile(json: .object(object)) }
+    }
+
+    @Test func signedRequestFileChecksTheStatusRequest() throws {
+        let (identity, call, envelope, _) = try Self.signedCall()
+        let other = try ICRequest(.readState(paths: [.time]), sender: identity.principal, ingressExpiry: 1_800_000_000_000_000_000)
+        #expect(throws: ICError.self) {
+            _ = try SignedRequestFile(envelope: envelope, effectiveCanisterID: call.canister ?? .anonymous,
+                                      requestStatus: try identity.envelope(for: other, at: 1_700_000_000_000_000_000))
+        }
+        let stranger = ICIdentity(ed25519: Ed25519.PrivateKey())
+        let foreign = try ICRequest(.readState(paths: [StatePath.requestStatus(call.requestID)]), sender: stranger.principal,
+                                    ingressExpiry: 1_800_000_000_000_000_000)
+        #expect(throws: ICError.self) {
+            _ = try SignedRequestFile(envelope: envelope, effectiveCanisterID: call.canister ?? .anonymous,
+                                      requestStatus: try stranger.envelope(for: foreign, at: 1_700_000_000_000_000_000))
+        }
+        #expect(throws: ICError.self) { _ = try SignedRequestFile(text: "{\"format\": \"omni-ic-signed-request\", \"version\": 2}") }
+        #expect(throws: ICError.self) { _ = try SignedRequestFile(text: "[1, 2") }
+    }
+
+    // MARK: Node key cache
+
+    static func subnetInfo(certifiedAt: UInt64 = 1) throws -> SubnetInfo {
+        let node = Principal.selfAuthenticating(publicKeyDER: Ed25519.PrivateKey().publicKey.derRepresentation)
+        return SubnetInfo(subnetID: try Principal(icText: "tdb26-jop6k-aogll-7ltgs-eruif-6kk7m-qpktf-gdiqx-mxtrf-vb5e6-eqe"),
+                          publicKeyDER: ICRootKey.mainnetDER, nodeKeys: [node: Ed25519.PrivateKey().publicKey.derRepresentation],
+                          canisterRanges: [CanisterRange(lowest: try Principal(icText: "rwlgt-iiaaa-aaaaa-aaaaa-cai"),
+                                                         highest: try Principal(icText: "renrk-eyaaa-aaaaa-aaada-cai"))],
+                          certifiedAt: certifiedAt)
+    }
+
+    @Test func nodeKeyCacheLifetimeAndCorruption() throws {
+        let directory = try temporaryDirectory("omni-cache")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = NodeKeyCache(directory: directory)
+        let info = try Self.subnetInfo()
+        let inside = try Principal(icText: "ryjl3-tyaaa-aaaaa-aaaba-cai")
+        let outside = try Principal(icText: "jkoii-tqaaa-aaaab-aaacq-cai")
+        let now: UInt64 = 1_800_000_000_000_000_000
+        try cache.store(info, rootKey: .mainnet, fetchedAt: now)
+        #expect(cache.load(serving: inside, rootKey: .mainnet, now: now + 10) == info)
+        #expect(cache.load(subnet: info.subnetID, rootKey: .mainnet, now: now + 10) == info)
+        #expect(cache.load(serving: outside, rootKey: .mainnet, now: now + 10) == nil)
+        #expect(cache.load(serving: inside, rootKey: .mainnet, now: now + NodeKeyCache.defaultLifetime) == nil, "expired")
+        #expect(cache.load(serving: inside, rootKey: .mainnet, now: now - 3600 * 1_000_000_000) == nil, "written in the future")
+        let directoryMode = (try FileManager.default.attributesOfItem(atPath: cache.rootDirectory(.mainnet))[.posixPermissions] as? Int)
+        #expect(directoryMode == 0o700)
+
+        // A damaged or misplaced file is a miss, not an error.
+        let path = cache.path(subnet: info.subnetID, rootKey: .mainnet)
+        try Data("{\"version\": 1, \"fetched_at\": \"x\"".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(cache.load(serving: inside, rootKey: .mainnet, now: now + 10) == nil)
+        try cache.store(info, rootKey: .mainnet, fetchedAt: now)
+        try FileManager.default.moveItem(atPath: path, toPath: cache.rootDirectory(.mainnet) + "/other.json")
+        #expect(cache.load(serving: inside, rootKey: .mainnet, now: now + 10) == nil)
+        try cache.clear()
+        #expect(!FileManager.default.fileExists(atPath: directory))
+    }
+
+    // MARK: HTTP handling
+
+    /// Answers requests from a script and records them.
+    final class ScriptedTransport: ICTransport, @unchecked Sendable {
+        private let lock = NSLock()
+        private var answers: [(Int, [UInt8])]
+        private(set) var requests: [HTTPRequest] = []
+
+        init(_ answers: [(Int, [UInt8])]) { self.answers = answers }
+
+        func perform(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+            let answer: (Int, [UInt8])? = lock.withLock {
+                requests.append(request)
+                return answers.isEmpty ? nil : answers.removeFirst()
+            }
+            guard let (status, body) = answer else { throw TransportError(.connect, "no more scripted answers") }
+            return HTTPResponse(status: status, version: .http1_1, headers: [:], body: body, effectiveURL: request.url,
+                                redirectCount: 0, totalSeconds: 0)
+        }
+
+        var paths: [String] { lock.withLock { requests.map { URLComponents(string: $0.url)?.path ?? $0.url } } }
+    }
+
+    func agent(_ transport: ScriptedTransport, events: EventLog? = nil) throws -> ICAgent {
+        var configuration = ICAgent.Configuration(network: try ICNetwork("http://127.0.0.1:9"))
+        configuration.pollInterval = .milliseconds(1)
+        return try ICAgent(configuration: configuration, transport: transport, onEvent: { events?.append($0) })
+    }
+
+    @Test func callFallsBackOn404AndReportsUncertifiedRejects() throws {
+        let reject = try CBOR.map([("reject_code", 3), ("reject_message", "no such canister"), ("error_code", "IC0301")])
+            .selfDescribed.encoded()
+        let transport = ScriptedTransport([(404, []), (404, Array("Not Found".utf8)), (200, reject)])
+        let events = EventLog()
+        let canister = try Principal(icText: "ryjl3-tyaaa-aaaaa-aaaba-cai")
+        let result = try agent(transport, events: events).call(canister: canister, method: "m", arg: try Candid.encode([]))
+        #expect(transport.paths == ["/api/v4/canister/ryjl3-tyaaa-aaaaa-aaaba-cai/call", "/api/v3/canister/ryjl3-tyaaa-aaaaa-aaaba-cai/call",
+                                    "/api/v2/canister/ryjl3-tyaaa-aaaaa-aaaba-cai/call"])
+        #expect(result.outcome == .rejected(Reject(code: .destinationInvalid, message: "no such canister", errorCode: "IC0301", certified: false)))
+        #expect(events.descriptions == ["call v4 is not available (HTTP 404); using call v3", "call v3 is not available (HTTP 404); using call v2"])
+        #expect(transport.requests.allSatisfy { $0.method == "POST" && $0.body?.starts(with: [0xd9, 0xd9, 0xf7]) == true })
+    }
+
+    @Test func refusalsCarryTheReplicasWords() throws {
+        let canister = try Principal(icText: "ryjl3-tyaaa-aaaaa-aaaba-cai")
+        for (status, text) in [(400, "Malformed request: bad\u{7}thing"), (403, "not yours"), (503, "overloaded"), (404, "Invalid path requested.")] {
+            // A 404 first means "no such endpoint": the older endpoint is asked too, and refuses the same way.
+            let transport = ScriptedTransport(Array(repeating: (status, Array(text.utf8)), count: status == 404 ? 2 : 1))
+            let error = thrownError(TransportError.self) { _ = try agent(transport).readState(canister: canister, paths: [.time]) }
+            #expect(error?.kind == .rejected && error?.status == status)
+            #expect(error?.message.contains(text.replacingOccurrences(of: "\u{7}", with: " ")) == true, "\(String(describing: error))")
+        }
+        let unexpected = thrownError(TransportError.self) {
+            _ = try agent(ScriptedTransport([(202, [])])).query(canister: canister, method: "m", arg: try Candid.encode([]))
+        }
+        #expect(unexpected?.kind == .protocolViolation)
+        let garbage = thrownError(ICError.self) {
+            _ = try agent(ScriptedTransport([(200, [0xff, 0x00])])).query(canister: canister, method: "m", arg: try Candid.encode([]))
+        }
+        #expect(garbage?.kind == .malformed)
+    }
+
+    @Test func expiryErrorCorrectsTheClockOnceThenGivesUp() throws {
+        let replicaTime = IngressExpiry.currentTime() + 600 * 1_000_000_000
+        let stamp = ICTime.format(replicaTime).replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")
+        let message = Array(("Invalid request expiry: Specified ingress_expiry not within expected range: Minimum allowed expiry: "
+            + "\(stamp), Maximum allowed expiry: \(stamp), Provided expiry: 2020-01-01 00:00:00 UTC").utf8)
+        let transport = ScriptedTransport([(400, message), (400, message)])
+        let agent = try agent(transport)
+        let canister = try Principal(icText: "ryjl3-tyaaa-aaaaa-aaaba-cai")
+        let error = thrownError(TransportError.self) { _ = try agent.readState(canister: canister, paths: [.time]) }
+        #expect(error?.status == 400 && transport.requests.count == 2)
+        #expect(agent.clockSkew > 590 * 1_000_000_000 && agent.clockSkew < 610 * 1_000_000_000)
+        // The second request was signed with the replica's time.
+        let second = try ICEnvelope(decoding: transport.requests[1].body ?? [])
+        #expect(second.content.ingressExpiry > replicaTime)
+    }
+}
