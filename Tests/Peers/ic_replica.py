@@ -1368,6 +1368,9 @@ def main():
         os._exit(0)
 
     signal.signal(signal.SIGTERM, leave)
+    # A parent that spawns us from a thread with signals blocked (test runners do) passes that mask on; unblock, or
+    # SIGTERM would never arrive.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     threading.Thread(target=server.serve_forever, daemon=True).start()
     if arguments.no_stdin_watch:
         signal.pause()
