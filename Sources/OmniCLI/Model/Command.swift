@@ -147,7 +147,7 @@ extension Command {
         return OptionSpec(
             name: global.name, short: global.short, takesValue: global.takesValue, valueName: global.valueName,
             help: global.help + " Also accepted here: " + outputAliasDescription + ".",
-            defaultDescription: global.defaultDescription, environment: global.environment, configKey: global.configKey,
+            describeDefault: global.describeDefault, environment: global.environment, configKey: global.configKey,
             repeating: global.repeating, source: global.source, completion: .values(outputNames), hidden: global.hidden,
             group: global.group, validate: global.validate)
     }

@@ -26,7 +26,10 @@ public struct OptionSpec: Sendable {
     public let takesValue: Bool
     public let valueName: String
     public let help: String
-    public let defaultDescription: String?
+    /// Renders the default for help, only when help is shown: describing a generic value at start-up costs dynamic
+    /// conformance lookups across the whole binary, which `omni version` would pay for every option.
+    let describeDefault: (@Sendable () -> String?)?
+    public var defaultDescription: String? { describeDefault?() }
     public let environment: String?
     public let configKey: String?
     public let repeating: Bool
@@ -78,7 +81,8 @@ public struct Option<Value: ArgumentValue>: OptionDeclaration, @unchecked Sendab
             name: name, short: short, takesValue: true,
             valueName: valueName ?? name.uppercased().replacingOccurrences(of: "-", with: "_"),
             help: help,
-            defaultDescription: defaultDescription ?? defaultValue.map { "\($0)" },
+            describeDefault: defaultDescription.map { text in { text } }
+                ?? defaultValue.map { value in { "\(value)" } },
             environment: environment, configKey: configKey, repeating: repeating, source: source,
             completion: hint, hidden: hidden, group: group,
             validate: { Value(argument: $0) == nil ? Value.expectation : nil })
@@ -93,7 +97,7 @@ public struct Flag: OptionDeclaration {
     public init(_ name: String, short: Character? = nil, help: String, environment: String? = nil,
                 config configKey: String? = nil, group: String? = nil, hidden: Bool = false) {
         spec = OptionSpec(
-            name: name, short: short, takesValue: false, valueName: "", help: help, defaultDescription: nil,
+            name: name, short: short, takesValue: false, valueName: "", help: help, describeDefault: nil,
             environment: environment, configKey: configKey, repeating: true, source: .literal,
             completion: .none, hidden: hidden, group: group, validate: nil)
     }
