@@ -8,13 +8,14 @@ import OmniTestSupport
         #expect(RFC3339.parse("1970-01-01T00:00:00Z") == .init(seconds: 0))
         #expect(RFC3339.parse("2025-11-22T07:34:56.688941908Z") == .init(seconds: 1_763_796_896, nanoseconds: 688_941_908))
         #expect(RFC3339.parse("2025-11-22t08:34:56.5+01:00") == .init(seconds: 1_763_796_896, nanoseconds: 500_000_000))
-        #expect(RFC3339.parse("2025-11-22 07:34:56.1234567891234z") == .init(seconds: 1_763_796_896, nanoseconds: 123_456_789))
+        #expect(RFC3339.parse("2025-11-22 07:34:56.123456789z") == .init(seconds: 1_763_796_896, nanoseconds: 123_456_789))
         #expect(RFC3339.parse("1969-12-31T23:59:59Z") == .init(seconds: -1))
         #expect(RFC3339.parse("2016-12-31T23:59:60Z") == .init(seconds: 1_483_228_799), "leap second counts as :59")
     }
 
     @Test(arguments: ["2025-02-29T00:00:00Z", "2025-13-01T00:00:00Z", "2025-01-01T24:00:00Z", "2025-01-01T00:00:00",
-                      "2025-01-01T00:00:00.Z", "2025-01-01T00:00:00+0100", "2025-1-01T00:00:00Z", "garbage", ""])
+                      "2025-01-01T00:00:00.Z", "2025-01-01T00:00:00+0100", "2025-1-01T00:00:00Z", "2025-01-01T00:00:00.1234567891Z",
+                      "garbage", ""])
     func refusesMalformed(text: String) {
         #expect(RFC3339.parse(text) == nil)
     }

@@ -12,8 +12,9 @@ public enum RFC3339 {
         }
     }
 
-    /// Parses a full RFC 3339 date-time: `T`, `t` or a space between date and time; optional fractional seconds
-    /// (digits beyond nine are truncated); `Z`, `z` or `±HH:MM`. A leap second (`:60`) counts as `:59`. Nil for
+    /// Parses a full RFC 3339 date-time: `T`, `t` or a space between date and time (RFC 3339 §5.6 allows it);
+    /// optional fractional seconds, at most nine digits (finer precision would be silently lost, so it is refused);
+    /// `Z`, `z` or `±HH:MM`. A leap second (`:60`) counts as `:59`. Nil for
     /// anything else, including impossible dates such as February 30.
     public static func parse(_ text: some StringProtocol) -> Instant? {
         let bytes = Array(text.utf8)
@@ -41,12 +42,13 @@ public enum RFC3339 {
             index += 1
             var digits = 0
             while index < bytes.count, bytes[index] &- 0x30 < 10 {
-                if digits < 9 { nanoseconds = nanoseconds * 10 + Int64(bytes[index] - 0x30) }
+                guard digits < 9 else { return nil }
+                nanoseconds = nanoseconds * 10 + Int64(bytes[index] - 0x30)
                 digits += 1
                 index += 1
             }
             guard digits > 0 else { return nil }
-            for _ in min(digits, 9)..<9 { nanoseconds *= 10 }
+            for _ in digits..<9 { nanoseconds *= 10 }
         }
         guard index < bytes.count else { return nil }
         var offset: Int64 = 0
