@@ -108,7 +108,7 @@ struct StateEntry {
             return ranges(bytes)
         default:
             if names.first == "canister_ranges", names.count == 3 { return ranges(bytes) }
-            guard let text = String(strictUTF8: bytes), !text.isEmpty,
+            guard let text = String(validating: bytes, as: UTF8.self), !text.isEmpty,
                   text.unicodeScalars.allSatisfy({ $0 == "\n" || $0 == "\t" || !($0.properties.generalCategory == .control) })
             else { return nil }
             return (text, .string(text))
@@ -176,20 +176,5 @@ struct StateReadOutput: Renderable {
                 return .object(object)
             }),
         ])
-    }
-}
-
-private extension String {
-    init?(strictUTF8 bytes: [UInt8]) {
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        var scalars = String.UnicodeScalarView()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): scalars.append(scalar)
-            case .emptyInput: self = String(scalars); return
-            case .error: return nil
-            }
-        }
     }
 }

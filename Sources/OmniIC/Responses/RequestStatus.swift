@@ -106,14 +106,14 @@ extension VerifiedCertificate {
             guard case .found(let messageBytes) = lookup(messagePath) else {
                 throw ICError.verification(.lookup, "status is rejected but the certificate has no reject message", location: messagePath.description)
             }
-            guard let message = String(validatingUTF8Bytes: messageBytes) else {
+            guard let message = String(validating: messageBytes, as: UTF8.self) else {
                 throw ICError.malformed("the reject message is not UTF-8", location: messagePath.description)
             }
             let errorPath = base.appending("error_code")
             var errorCode: String?
             switch lookup(errorPath) {
             case .found(let bytes):
-                guard let text = String(validatingUTF8Bytes: bytes) else {
+                guard let text = String(validating: bytes, as: UTF8.self) else {
                     throw ICError.malformed("the error code is not UTF-8", location: errorPath.description)
                 }
                 errorCode = text
@@ -125,22 +125,6 @@ extension VerifiedCertificate {
         default:
             throw ICError.malformed("unknown request status \"\(Principal.quotedSample(String(decoding: status, as: UTF8.self)))\"",
                                     location: statusPath.description)
-        }
-    }
-}
-
-extension String {
-    /// The string for valid UTF-8 only (no repair).
-    init?(validatingUTF8Bytes bytes: [UInt8]) {
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        var scalars = String.UnicodeScalarView()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): scalars.append(scalar)
-            case .emptyInput: self = String(scalars); return
-            case .error: return nil
-            }
         }
     }
 }
