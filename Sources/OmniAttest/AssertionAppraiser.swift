@@ -54,7 +54,7 @@ public enum AssertionAppraiser {
         }
 
         // 4. rpIdHash = SHA256(app id).
-        guard bytesEqual(authData.rpIDHash, SHA256.hash(Array(verdict.appID.utf8))) else {
+        guard ConstantTime.equals(authData.rpIDHash, SHA256.hash(Array(verdict.appID.utf8))) else {
             throw Refusal(.rpIDMismatch, "authenticatorData rpIdHash \(Hex.encode(authData.rpIDHash)) is not SHA256('\(verdict.appID)')")
         }
 

@@ -25,8 +25,7 @@ public struct AttestService {
             value = given
         } else {
             guard (16...64).contains(byteCount) else { throw AttestError.invalidArgument("a challenge has 16 to 64 bytes, not \(byteCount)") }
-            var generator = SystemRandomNumberGenerator()  // getrandom(2) on Linux: cryptographically secure
-            value = (0..<byteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            value = SecureRandom.bytes(byteCount)
         }
         let (expiry, overflow) = time.addingReportingOverflow(lifetime)
         let challenge = StoredChallenge(value: value, createdAt: time, expiresAt: overflow ? .max : expiry)

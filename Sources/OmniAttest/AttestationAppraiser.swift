@@ -130,19 +130,19 @@ public struct AttestationAppraiser: Sendable {
             throw Refusal(.nonceMismatch, "nonce extension is not SEQUENCE { [1] OCTET STRING (32 bytes) }: \(Hex.encode(extensionValue.prefix(48)))")
         }
         let certifiedNonce = extensionValue.suffix(32)
-        guard bytesEqual(certifiedNonce, nonce) else {
+        guard ConstantTime.equals(certifiedNonce, nonce) else {
             throw Refusal(.nonceMismatch, "certificate nonce \(Hex.encode(certifiedNonce)) is not SHA256(authData ‖ clientDataHash) = \(Hex.encode(nonce)); check how clientDataHash was derived (--client-data sha256|raw)")
         }
 
         // 5. The key id is SHA256 of the credential certificate's public key point.
         let certifiedKeyID = AttestPublicKey.keyID(leafKey)
-        guard bytesEqual(certifiedKeyID, verdict.keyID) else {
+        guard ConstantTime.equals(certifiedKeyID, verdict.keyID) else {
             throw Refusal(.keyIDMismatch, "key id \(AttestBase64.encode(verdict.keyID)) is not SHA256 of the certified key (\(AttestBase64.encode(certifiedKeyID)))")
         }
 
         // 6. rpIdHash = SHA256(app id).
         let expectedRPID = SHA256.hash(Array(verdict.appID.utf8))
-        guard bytesEqual(authData.rpIDHash, expectedRPID) else {
+        guard ConstantTime.equals(authData.rpIDHash, expectedRPID) else {
             throw Refusal(.rpIDMismatch, "authData rpIdHash \(Hex.encode(authData.rpIDHash)) is not SHA256('\(verdict.appID)')")
         }
 
@@ -163,7 +163,7 @@ public struct AttestationAppraiser: Sendable {
         guard let credential = authData.attestedCredential else {
             throw Refusal(.malformedAuthData, "authData has no attested credential")
         }
-        guard bytesEqual(credential.credentialID, verdict.keyID) else {
+        guard ConstantTime.equals(credential.credentialID, verdict.keyID) else {
             throw Refusal(.credentialIDMismatch, "authData credential id \(AttestBase64.encode(credential.credentialID)) is not the key id \(AttestBase64.encode(verdict.keyID))")
         }
         guard credential.publicKey == leafKey else {

@@ -24,14 +24,6 @@ public enum AttestBase64 {
     public static func encodeURL(_ bytes: some Collection<UInt8>) -> String { Base64.encode(bytes, alphabet: .urlSafe, padded: false) }
 }
 
-/// Constant-shape equality for secrets-adjacent comparisons (nonces, key ids): every byte is looked at.
-func bytesEqual(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
-    guard lhs.count == rhs.count else { return false }
-    var difference: UInt8 = 0
-    for (left, right) in zip(lhs, rhs) { difference |= left ^ right }
-    return difference == 0
-}
-
 /// A bounded reader of definite-length DER TLVs with one-byte tags, for the two small structures App Attest needs
 /// outside X.509: the receipt payload and its fields. Never recursive; every length is checked against what remains.
 struct DERScanner {

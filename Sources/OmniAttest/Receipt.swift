@@ -129,11 +129,11 @@ public enum ReceiptAppraiser {
         var attestedKeyID: [UInt8]?
         if let der = receipt.attestedCertificate, let certificate = try? Certificate(derRepresentation: der),
            let key = try? certificate.ecdsaPublicKey() {
-            attestedKeyID = SHA256.hash(key.uncompressedRepresentation)
+            attestedKeyID = AttestPublicKey.keyID(key)
         }
         if let expectedKeyID {
             if let attestedKeyID {
-                if !bytesEqual(attestedKeyID, expectedKeyID) {
+                if !ConstantTime.equals(attestedKeyID, expectedKeyID) {
                     problems.append("receipt attested key (field 3) is key id \(AttestBase64.encode(attestedKeyID)), not \(AttestBase64.encode(expectedKeyID))")
                 }
             } else {
