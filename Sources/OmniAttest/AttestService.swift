@@ -58,7 +58,7 @@ public struct AttestService {
         }
         let key = EnrolledKey(keyID: fields.keyID, publicKey: publicKey.uncompressedRepresentation, appID: appID,
                               environment: environment, counter: 0, enrolledAt: time,
-                              receipt: Self.receiptBytes(fields.attestation))
+                              receipt: verdict.receipt?.bytes)
         guard try store.enroll(key) else {
             return FlowVerdict(kind: .enrollment, reason: .keyAlreadyEnrolled, message: "key \(AttestBase64.encode(fields.keyID)) is already enrolled",
                                keyID: fields.keyID, attestation: verdict, key: try store.key(id: fields.keyID))
@@ -180,10 +180,6 @@ public struct AttestService {
         guard let text = json[key]?.stringValue else { throw Refusal(.badFormat, "\"\(key)\" is missing or not a string") }
         guard let bytes = AttestBase64.decode(text), !bytes.isEmpty else { throw Refusal(.badFormat, "\"\(key)\" is not base64") }
         return bytes
-    }
-
-    private static func receiptBytes(_ attestation: [UInt8]) -> [UInt8]? {
-        (try? CBOR.decode(attestation, options: AttestationAppraiser.cborOptions))?["attStmt"]?["receipt"]?.bytes
     }
 
     /// Whether `data` contains `challenge` raw or in one of its usual text encodings.

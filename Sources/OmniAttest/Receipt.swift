@@ -71,7 +71,9 @@ public struct AppAttestReceipt: Sendable {
 
 /// What a receipt check found. A receipt never decides an attestation on its own unless the caller requires it.
 public struct ReceiptAppraisal: Sendable {
-    public let byteCount: Int
+    /// The receipt as given (kept with an enrolled key for a later refresh with Apple).
+    public let bytes: [UInt8]
+    public var byteCount: Int { bytes.count }
     /// Every problem found, in check order; empty when the receipt is valid.
     public let problems: [String]
     public let signatureValid: Bool
@@ -101,7 +103,7 @@ public enum ReceiptAppraiser {
         do {
             receipt = try AppAttestReceipt(bytes)
         } catch {
-            return ReceiptAppraisal(byteCount: bytes.count, problems: [error.message], signatureValid: false, chainValid: false,
+            return ReceiptAppraisal(bytes: bytes, problems: [error.message], signatureValid: false, chainValid: false,
                                     signerChain: [], receipt: nil, attestedKeyID: nil, ageSeconds: nil)
         }
         var problems: [String] = []
@@ -141,7 +143,7 @@ public enum ReceiptAppraiser {
             }
         }
         let age = receipt.creationTime.flatMap(AttestTime.parse).map { time - $0 }
-        return ReceiptAppraisal(byteCount: bytes.count, problems: problems, signatureValid: signatureValid,
+        return ReceiptAppraisal(bytes: bytes, problems: problems, signatureValid: signatureValid,
                                 chainValid: chainValid, signerChain: chain, receipt: receipt,
                                 attestedKeyID: attestedKeyID, ageSeconds: age)
     }

@@ -53,6 +53,9 @@ import OmniTestSupport
         #expect(enrolled.reason == .ok, "\(enrolled.message)")
         #expect(enrolled.key?.counter == 0 && enrolled.key?.environment == .production)
         #expect(enrolled.json["stored_key"]?["status"] == "active")
+        // The stored receipt is the attestation's attStmt.receipt, byte for byte.
+        let receipt = try CBOR.decode(try fixture.line.base64("attestation_b64"))["attStmt"]?["receipt"]?.bytes
+        #expect(receipt != nil && enrolled.key?.receipt == receipt)
         // The challenge is gone: the same body cannot enroll again.
         let replay = try service.enroll(body: try fixture.enrollBody, appID: appID, clientData: .sha256, appraiser: fixture.appraiser, at: fixture.time)
         #expect(replay.reason == .unknownChallenge)
