@@ -83,8 +83,9 @@ enum AttestOptions {
         return appID
     }
 
-    static func roots(_ pem: String?) throws(AttestError) -> [Certificate] {
-        guard let pem else { return [AppleRoots.appAttestationRoot] }
+    /// The certificates of a `--root` PEM, or the built-in root when none is given.
+    static func roots(_ pem: String?, builtIn: Certificate = AppleRoots.appAttestationRoot) throws(AttestError) -> [Certificate] {
+        guard let pem else { return [builtIn] }
         do {
             return try Certificate.certificates(fromPEM: pem)
         } catch {

@@ -25,14 +25,7 @@ enum AttestReceiptCommand {
             throw CLIError.usage("missing required option --receipt B64", commandPath: invocation.commandPath)
         }
         let bytes = try AttestBase64.argument(text, "--receipt")
-        var roots = [AppleRoots.rootCAG3]
-        if let pem = try invocation.value(root) {
-            do {
-                roots = try Certificate.certificates(fromPEM: pem)
-            } catch let error as CryptoError {
-                throw AttestError.invalidArgument("--root: \(error.message)")
-            }
-        }
+        let roots = try AttestOptions.roots(try invocation.value(root), builtIn: AppleRoots.rootCAG3)
         let appID = try invocation.value(AttestOptions.appID).map { text throws(AttestError) in try AttestOptions.checkedAppID(text) }
         let appraisal = ReceiptAppraiser.appraise(bytes, roots: roots, at: try AttestOptions.time(invocation), appID: appID,
                                                   expectedKeyID: try AttestOptions.base64(invocation, AttestOptions.keyID))
@@ -44,9 +37,10 @@ struct ReceiptOutput: Renderable {
     let appraisal: ReceiptAppraisal
 
     var json: JSONValue {
+        let fields = appraisal.json
         var object = JSONObject([("type", "receipt")])
-        for (key, value) in appraisal.json.objectValue ?? JSONObject() where key != "type" { object[key] = value }
-        object["receipt_type"] = appraisal.json["type"] ?? .null
+        for (key, value) in fields.objectValue ?? JSONObject() where key != "type" { object[key] = value }
+        object["receipt_type"] = fields["type"] ?? .null
         return .object(object)
     }
 
