@@ -1,4 +1,4 @@
-import Foundation
+import OmniCodec
 import OmniCrypto
 
 /// Key files for Connect: X25519 session keys and Ed25519 account keys, as PKCS#8 PEM (`-----BEGIN PRIVATE
@@ -57,14 +57,17 @@ public enum ConnectKeyFile {
                 body += line
             }
         }
-        guard found, !inside, let data = Data(base64Encoded: body) else {
+        guard found, !inside, let der = try? Base64.decode(body, padding: .required) else {
             throw ConnectError(.malformed, "the key file has no complete -----BEGIN PRIVATE KEY----- block")
         }
-        return [UInt8](data)
+        return der
     }
 
     private static func encodePEM(_ der: [UInt8]) -> String {
-        let body = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
-        return "-----BEGIN PRIVATE KEY-----\n\(body)\n-----END PRIVATE KEY-----\n"
+        let body = Base64.encode(der)
+        let lines = stride(from: 0, to: body.count, by: 64).map { start in
+            String(body.dropFirst(start).prefix(64))
+        }
+        return "-----BEGIN PRIVATE KEY-----\n" + lines.joined(separator: "\n") + "\n-----END PRIVATE KEY-----\n"
     }
 }

@@ -1,3 +1,5 @@
+import OmniCodec
+
 /// Which side a party plays. Norito unit enum: `u32` tag.
 public enum ConnectRole: UInt32, Sendable, CaseIterable, CustomStringConvertible {
     case app = 0
@@ -110,8 +112,7 @@ public struct ConnectNetworkID: Hashable, Sendable, CustomStringConvertible {
             crc ^= UInt16(byte) << 8
             for _ in 0..<8 { crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1 }
         }
-        let digits = String(crc, radix: 16, uppercase: true)
-        return String(repeating: "0", count: 4 - digits.count) + digits
+        return Hex.encode([UInt8(crc >> 8), UInt8(crc & 0xFF)], uppercase: true)
     }
 }
 

@@ -186,8 +186,7 @@ public struct ConnectURI: Hashable, Sendable {
                  UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                let digits = Array("0123456789ABCDEF")
-                out += "%" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xf)])
+                out += "%" + Hex.encode([byte], uppercase: true)
             }
         }
         return out

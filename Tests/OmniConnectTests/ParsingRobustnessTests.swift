@@ -158,5 +158,19 @@ import Testing
         }
         #expect(ConnectQRCode(bytes: [UInt8](repeating: 0x41, count: 2954)) == nil)
     }
-}
 
+    /// An X25519 key file as `openssl genpkey -algorithm x25519` writes it reads to its key, and omni writes the
+    /// same text back; broken PEM is refused with a message.
+    @Test func x25519KeyFiles() throws {
+        let openssl = "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VuBCIEICh3lf6hxkrqXeSBgF1MJ8JTRlmoL6TXrCMxid36eQxh\n-----END PRIVATE KEY-----\n"
+        let key = try ConnectKeyFile.x25519PrivateKey(from: openssl)
+        #expect(ConnectText.hex(key.rawRepresentation) == "287795fea1c64aea5de481805d4c27c2534659a82fa4d7ac233189ddfa790c61")
+        #expect(ConnectText.hex(key.publicKey.rawRepresentation) == "3413e948ff11381c5c24917257d0e3e551910b2149063f9428e199c35209b979")
+        #expect(ConnectKeyFile.pem(key) == openssl)
+        #expect(try ConnectKeyFile.x25519PrivateKey(from: ConnectKeyFile.pem(key)).rawRepresentation == key.rawRepresentation)
+        for broken in [openssl.replacingOccurrences(of: "MC4C", with: "MC4*"), openssl.replacingOccurrences(of: "-----END PRIVATE KEY-----\n", with: ""),
+                       openssl.replacingOccurrences(of: "K2Vu", with: "K2Vw")] {
+            #expect(throws: ConnectError.self) { try ConnectKeyFile.x25519PrivateKey(from: broken) }
+        }
+    }
+}

@@ -106,7 +106,7 @@ public struct NoritoReader: Sendable {
     public mutating func raw(_ count: Int, _ name: String) throws(CodecError) -> [UInt8] {
         let start = position
         let value = Array(try take(count, name))
-        note(name, offset: start, length: count, noritoHex(value))
+        note(name, offset: start, length: count, Hex.encode(value))
         return value
     }
 
@@ -128,7 +128,7 @@ public struct NoritoReader: Sendable {
         let start = position
         let length = try declaredLength(name, elementSize: 1)
         let value = Array(try take(length, name))
-        note(name, offset: start, length: position - start, "\(length) bytes " + noritoHex(value.prefix(64)) + (length > 64 ? "…" : ""))
+        note(name, offset: start, length: position - start, "\(length) bytes " + Hex.encode(value.prefix(64)) + (length > 64 ? "…" : ""))
         return value
     }
 
@@ -154,7 +154,7 @@ public struct NoritoReader: Sendable {
             }
             value.append(try takeByte(name))
         }
-        note(name, offset: start, length: position - start, "\(elements) bytes " + noritoHex(value.prefix(64)) + (elements > 64 ? "…" : ""))
+        note(name, offset: start, length: position - start, "\(elements) bytes " + Hex.encode(value.prefix(64)) + (elements > 64 ? "…" : ""))
         return value
     }
 
@@ -274,17 +274,7 @@ public struct NoritoReader: Sendable {
     }
 }
 
-private func hexByte(_ byte: UInt8) -> String { noritoHex([byte]) }
-
-private func noritoHex(_ bytes: some Sequence<UInt8>) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var text = [UInt8]()
-    for byte in bytes {
-        text.append(digits[Int(byte >> 4)])
-        text.append(digits[Int(byte & 0x0f)])
-    }
-    return String(decoding: text, as: UTF8.self)
-}
+private func hexByte(_ byte: UInt8) -> String { Hex.encode([byte]) }
 
 private func quoted(_ text: String) -> String {
     var out = "\""
