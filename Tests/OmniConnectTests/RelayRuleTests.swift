@@ -88,6 +88,21 @@ import Testing
         #expect(fixture.harness.terminations().isEmpty)
     }
 
+    /// Only the last `dedupeCapacity` sequence numbers count as duplicates; an older one is a replay that ends
+    /// the session.
+    @Test func duplicatesBeyondTheDedupeWindowTerminate() throws {
+        let fixture = try Fixture { $0.dedupeCapacity = 2 }
+        let app = try fixture.join(.app)
+        try app.send(binary: fixture.frame(.appToWallet, 1, fixture.open))
+        for sequence in UInt64(2)...3 { try app.send(binary: fixture.frame(.appToWallet, sequence, .ping(nonce: sequence))) }
+        try app.send(binary: fixture.frame(.appToWallet, 2, .ping(nonce: 2)))
+        #expect(fixture.harness.waitFor { if case .dropped(_, .app, let reason) = $0 { reason == "duplicate sequence 2" } else { false } })
+        #expect(fixture.harness.terminations().isEmpty)
+        try app.send(binary: fixture.frame(.appToWallet, 1, fixture.open))
+        let (frames, _) = fixture.collect(app)
+        #expect(Fixture.closeReason(frames) == "connect_sequence_violation")
+    }
+
     @Test func plaintextCloseAfterApprovalIsDropped() throws {
         let fixture = try Fixture()
         let app = try fixture.join(.app)

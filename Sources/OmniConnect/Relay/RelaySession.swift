@@ -53,7 +53,7 @@ final class RelaySession {
     private(set) var sockets: [ConnectRole: WebSocketConnection] = [:]
     private(set) var lastSequence: [ConnectDirection: UInt64] = [:]
     private var serverSequence: [ConnectDirection: UInt64] = [:]
-    private var seen: [ConnectDirection: [UInt64: Date]] = [:]
+    private var recent: [ConnectDirection: DedupeWindow] = [:]
     private(set) var opened = false
     private(set) var approved = false
     private var buffers: [ConnectRole: [[UInt8]]] = [:]
@@ -125,11 +125,14 @@ final class RelaySession {
         guard frame.direction == role.outbound else { return terminate("connect_role_direction_mismatch") }
         if let violation = ownershipViolation(frame, from: role) { return terminate(violation) }
 
-        pruneSeen(now: now)
-        if seen[frame.direction]?[frame.sequence] != nil { return (.dropped("duplicate sequence \(frame.sequence)"), []) }
-        guard frame.sequence == (lastSequence[frame.direction] ?? 0) &+ 1 else { return terminate("connect_sequence_violation") }
+        let last = lastSequence[frame.direction] ?? 0
+        recent[frame.direction, default: DedupeWindow()].forget(olderThan: configuration.dedupeTTL, now: now)
+        if recent[frame.direction]?.contains(frame.sequence, last: last) == true {
+            return (.dropped("duplicate sequence \(frame.sequence)"), [])
+        }
+        guard frame.sequence == last &+ 1 else { return terminate("connect_sequence_violation") }
         lastSequence[frame.direction] = frame.sequence
-        remember(frame.direction, frame.sequence, now: now)
+        recent[frame.direction, default: DedupeWindow()].remember(now, capacity: configuration.dedupeCapacity)
 
         var terminateAfterDelivery: String?
         switch frame.kind {
@@ -265,22 +268,6 @@ final class RelaySession {
         return failures
     }
 
-    // MARK: - Dedupe
-
-    private func remember(_ direction: ConnectDirection, _ sequence: UInt64, now: Date) {
-        seen[direction, default: [:]][sequence] = now
-        if let entries = seen[direction], entries.count > configuration.dedupeCapacity,
-           let oldest = entries.min(by: { $0.value < $1.value })?.key {
-            seen[direction]?[oldest] = nil
-        }
-    }
-
-    private func pruneSeen(now: Date) {
-        for direction in ConnectDirection.allCases {
-            seen[direction] = seen[direction]?.filter { now.timeIntervalSince($0.value) <= configuration.dedupeTTL }
-        }
-    }
-
     // MARK: - Status
 
     func statusJSON(now: Date) -> JSONValue {
@@ -296,5 +283,41 @@ final class RelaySession {
             "idle_ms": .int(Int(now.timeIntervalSince(lastActivity) * 1000)),
             "origin": "local",
         ])
+    }
+}
+
+/// Arrival times of the latest accepted sequence numbers of one direction, oldest first. Accepted numbers are
+/// contiguous, so the window is the last `count` numbers up to the last accepted one: a duplicate check, an
+/// addition and the expiry of old entries cost O(1) per frame, whatever the window's size (the relay's lock is held).
+struct DedupeWindow {
+    private var arrivals: [Date] = []
+    private var oldest = 0
+
+    /// How many of the latest sequence numbers are remembered.
+    var count: Int { arrivals.count - oldest }
+
+    /// Whether `sequence` is one of the remembered numbers, given the last accepted one.
+    func contains(_ sequence: UInt64, last: UInt64) -> Bool {
+        sequence <= last && last - sequence < UInt64(count)
+    }
+
+    mutating func remember(_ time: Date, capacity: Int) {
+        arrivals.append(time)
+        if count > capacity { oldest += 1 }
+        compact()
+    }
+
+    /// Forgets the numbers that arrived more than `ttl` seconds before `now`.
+    mutating func forget(olderThan ttl: Double, now: Date) {
+        while oldest < arrivals.count, now.timeIntervalSince(arrivals[oldest]) > ttl { oldest += 1 }
+        compact()
+    }
+
+    /// Drops forgotten entries once they are the larger half, so the storage stays within twice the window.
+    private mutating func compact() {
+        if oldest >= 64, oldest * 2 >= arrivals.count {
+            arrivals.removeFirst(oldest)
+            oldest = 0
+        }
     }
 }
