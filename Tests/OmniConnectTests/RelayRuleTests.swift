@@ -199,6 +199,27 @@ import Testing
         #expect(Fixture.closeReason(frames) == "connect_buffer_overflow")
     }
 
+    /// A wallet that stops reading cannot make the relay queue without bound: once its socket's queue is full for
+    /// the delivery timeout, the session ends with `connect_delivery_timeout`.
+    @Test func aPeerThatStopsReadingEndsTheSession() throws {
+        let fixture = try Fixture { $0.sessionBufferMaxBytes = 4096 }
+        let app = try fixture.join(.app)
+        let wallet = try fixture.join(.wallet)
+        try app.send(binary: fixture.frame(.appToWallet, 1, fixture.open))
+        try wallet.send(binary: fixture.frame(.walletToApp, 1, try fixture.approve()))
+        let filler = [UInt8](repeating: 7, count: 60_000)
+        // Far more than the loopback socket buffers and the relay's queue can hold; the relay never decrypts.
+        for sequence in UInt64(2)...1000 where fixture.harness.terminations().isEmpty {
+            let frame = ConnectFrame(sid: fixture.sid, direction: .appToWallet, sequence: sequence,
+                                     kind: .ciphertext(ConnectCiphertext(direction: .appToWallet, aead: filler)))
+            guard (try? app.send(binary: fixture.codec.encode(frame))) != nil else { break }
+        }
+        #expect(fixture.harness.waitFor { if case .terminated(_, "connect_delivery_timeout") = $0 { true } else { false } })
+        let (frames, _) = fixture.collect(app)
+        #expect(Fixture.closeReason(frames) == "connect_delivery_timeout")
+        _ = wallet
+    }
+
     @Test func joinRefusals() throws {
         let fixture = try Fixture()
         let base = try ConnectURI.webSocketURL(node: fixture.harness.url, sid: fixture.sid, role: .app)

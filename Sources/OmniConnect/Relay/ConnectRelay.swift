@@ -47,6 +47,10 @@ public final class ConnectRelay: @unchecked Sendable {
         server.route("DELETE", "/v1/connect/session/*") { [self] request in delete(request) }
         var options = server.configuration.webSocket
         options.maxMessageBytes = configuration.frameMaxBytes
+        // A peer that stops reading may hold at most one session buffer (plus one frame) in its socket's queue, and
+        // a send waits for it at most Torii's delivery timeout, min(heartbeat, 1 s); then the session ends.
+        options.maxPendingOutboundBytes = 2 * configuration.sessionBufferMaxBytes + configuration.frameMaxBytes
+        options.sendTimeout = min(configuration.heartbeatInterval, 1)
         server.webSocket("/v1/connect/ws", options: options, gate: { [self] request in gate(request) },
                          subprotocol: { offered, _ in offered.first { $0.hasPrefix(ConnectURI.subprotocolPrefix) } },
                          handler: { [self] socket, request in serve(socket, request) })
@@ -164,7 +168,7 @@ public final class ConnectRelay: @unchecked Sendable {
             sessions[sid] = nil
             return (HTTPServerResponse(status: 204), session.terminate("connect_session_purged").1)
         }
-        perform(outcome.1)
+        perform(outcome.1, sid: sid)
         if outcome.0.status == 204 { onEvent(.deleted(sid: sidText)) }
         return outcome.0
     }
@@ -247,13 +251,20 @@ public final class ConnectRelay: @unchecked Sendable {
     private func serve(_ socket: WebSocketConnection, _ request: HTTPServerRequest) {
         guard case .success(let join) = parseJoin(request) else { return }
         let sidText = ConnectText.base64URL(join.sid)
-        let attached: [RelayAction]? = lock.withLock { sessions[join.sid]?.attach(socket, role: join.role, now: Date()) }
-        guard let attached else {
+        let attached: Bool = lock.withLock {
+            guard let session = sessions[join.sid] else { return false }
+            session.attach(socket, role: join.role, now: Date())
+            return true
+        }
+        guard attached else {
             _ = try? socket.close(code: WebSocketCloseCode(1008), reason: "connect: unknown sid", timeout: 1)
             return
         }
         onEvent(.attached(sid: sidText, role: join.role))
-        perform(attached)
+        // What was buffered while this role was away goes out first; the peer's newer frames queue behind it.
+        while let frames = lock.withLock({ sessions[join.sid]?.takeBuffered(for: join.role) }) {
+            perform(frames.map { .send(socket, $0) }, sid: join.sid)
+        }
         defer {
             lock.withLock { sessions[join.sid]?.detach(socket, role: join.role) }
             onEvent(.detached(sid: sidText, role: join.role))
@@ -284,7 +295,7 @@ public final class ConnectRelay: @unchecked Sendable {
                 case .terminated(let reason): onEvent(.terminated(sid: sidText, reason: reason))
                 case .relayed, .buffered: break
                 }
-                perform(actions)
+                perform(actions, sid: join.sid)
             case .text, .pong:
                 continue
             case .close:
@@ -322,22 +333,39 @@ public final class ConnectRelay: @unchecked Sendable {
                 }
             }
             events.forEach(onEvent)
-            perform(actions)
+            // Closing waits for a slow peer's queue to drain; the timers of the other sessions must not.
+            if !actions.isEmpty { DispatchQueue.global().async { [self, actions] in perform(actions, sid: nil) } }
         }
     }
 
     // MARK: - Helpers
 
-    private func perform(_ actions: [RelayAction]) {
+    /// Performs one session's side effects outside the lock (sends may wait for a slow peer). A peer that leaves
+    /// its queue full for the delivery timeout ends the session (`connect_delivery_timeout`, as Torii does).
+    private func perform(_ actions: [RelayAction], sid: [UInt8]?) {
+        var stalled = false
         for action in actions {
             switch action {
             case .send(let socket, let bytes):
-                try? socket.send(binary: bytes)
+                do {
+                    try socket.send(binary: bytes)
+                } catch {
+                    if error.kind == .limitExceeded { stalled = true }
+                }
             case .close(let socket, let code, let reason):
                 // The handler thread is blocked in receive: send our close and let it finish the handshake.
                 try? socket.sendClose(code: WebSocketCloseCode(code), reason: reason)
             }
         }
+        if stalled, let sid { terminate(sid: sid, reason: "connect_delivery_timeout") }
+    }
+
+    /// Ends a session that is still registered: Close 4002 to each attached side, then their sockets are closed.
+    private func terminate(sid: [UInt8], reason: String) {
+        let actions: [RelayAction]? = lock.withLock { sessions.removeValue(forKey: sid)?.terminate(reason).1 }
+        guard let actions else { return }
+        onEvent(.terminated(sid: ConnectText.base64URL(sid), reason: reason))
+        perform(actions, sid: sid)
     }
 
     private func refuse(_ sid: String?, _ status: Int, _ reason: String) -> HTTPServerResponse {

@@ -26,7 +26,7 @@ public struct ConnectRelayConfiguration: Sendable {
 }
 
 /// One side effect the relay performs after deciding (outside its lock: sends may block).
-enum RelayAction {
+enum RelayAction: Sendable {
     case send(WebSocketConnection, [UInt8])
     case close(WebSocketConnection, code: UInt16, reason: String)
 }
@@ -58,6 +58,9 @@ final class RelaySession {
     private(set) var approved = false
     private var buffers: [ConnectRole: [[UInt8]]] = [:]
     private var bufferedBytes = 0
+    /// Roles whose new socket is still being sent what was buffered for them: newer frames queue behind, so the
+    /// role sees its peer's sequence in order.
+    private var flushing: Set<ConnectRole> = []
     /// Pings relayed to a role that it has not answered yet.
     private var pendingPings: [ConnectRole: [(nonce: UInt64, sent: Date)]] = [:]
     private(set) var lastActivity: Date
@@ -91,14 +94,24 @@ final class RelaySession {
         return true
     }
 
-    func attach(_ socket: WebSocketConnection, role: ConnectRole, now: Date) -> [RelayAction] {
+    /// Attaches a role's socket; frames keep going to its buffer until `takeBuffered` has handed all of them out.
+    func attach(_ socket: WebSocketConnection, role: ConnectRole, now: Date) {
         sockets[role] = socket
         lastActivity = now
         // Pings buffered while the role was away reach it only now: their pong clock starts now.
         pendingPings[role] = pendingPings[role]?.map { (nonce: $0.nonce, sent: now) }
-        let pending = buffers.removeValue(forKey: role) ?? []
+        flushing.insert(role)
+    }
+
+    /// The frames buffered for `role`, removed for sending; nil once none are left, and from then on frames go to
+    /// the role's socket directly.
+    func takeBuffered(for role: ConnectRole) -> [[UInt8]]? {
+        guard let pending = buffers.removeValue(forKey: role), !pending.isEmpty else {
+            flushing.remove(role)
+            return nil
+        }
         bufferedBytes -= pending.reduce(0) { $0 + $1.count }
-        return pending.map { .send(socket, $0) }
+        return pending
     }
 
     func detach(_ socket: WebSocketConnection, role: ConnectRole) {
@@ -211,7 +224,7 @@ final class RelaySession {
     }
 
     private func deliver(_ bytes: [UInt8], to role: ConnectRole) -> (RelayDisposition, [RelayAction]) {
-        if let socket = sockets[role], socket.isOpen { return (.relayed, [.send(socket, bytes)]) }
+        if let socket = sockets[role], socket.isOpen, !flushing.contains(role) { return (.relayed, [.send(socket, bytes)]) }
         guard bufferedBytes + bytes.count <= configuration.sessionBufferMaxBytes else { return terminate("connect_buffer_overflow") }
         buffers[role, default: []].append(bytes)
         bufferedBytes += bytes.count
