@@ -98,13 +98,16 @@ public enum ConnectGeneration: String, Sendable, CaseIterable, CustomStringConve
 
     // MARK: - Envelope schema hash
 
-    /// The 16-byte NRT0 schema hash of `EnvelopeV1`.
+    /// The 16-byte NRT0 schema hash of `EnvelopeV1` (computed once: every sealed or opened frame needs it).
     public var envelopeSchemaHash: [UInt8] {
         switch self {
-        case .genA: NoritoSchemaHash.fnv1a(typeName: Self.envelopeTypeName)
-        case .genB: Array(SHA256.hash(NoritoSchemaHash.typeNameDomain + Array(Self.envelopeTypeName.utf8)).prefix(16))
+        case .genA: Self.genAEnvelopeSchemaHash
+        case .genB: Self.genBEnvelopeSchemaHash
         }
     }
+
+    private static let genAEnvelopeSchemaHash = NoritoSchemaHash.fnv1a(typeName: envelopeTypeName)
+    private static let genBEnvelopeSchemaHash = Array(SHA256.hash(NoritoSchemaHash.typeNameDomain + Array(envelopeTypeName.utf8)).prefix(16))
 
     // MARK: - sid
 

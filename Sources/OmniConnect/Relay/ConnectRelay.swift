@@ -319,16 +319,15 @@ public final class ConnectRelay: @unchecked Sendable {
             var events: [ConnectRelayEvent] = []
             lock.withLock {
                 for (sid, session) in sessions {
-                    let sidText = ConnectText.base64URL(sid)
                     if now.timeIntervalSince(session.lastActivity) > configuration.sessionTTL {
                         actions += session.expire(code: 4001, reason: "connect_ttl_expired")
                         sessions[sid] = nil
-                        events.append(.expired(sid: sidText))
+                        events.append(.expired(sid: ConnectText.base64URL(sid)))
                         continue
                     }
                     for (role, socket) in session.heartbeatFailures(now: now) {
                         actions.append(.close(socket, code: 4003, reason: "connect_heartbeat_timeout"))
-                        events.append(.heartbeatTimeout(sid: sidText, role: role))
+                        events.append(.heartbeatTimeout(sid: ConnectText.base64URL(sid), role: role))
                     }
                 }
             }
