@@ -98,9 +98,8 @@ import Testing
         for key in ["control_frames", "encrypted_frames"] {
             for vector in try VectorFile.array(file.root[key], key) { frames.append(try vector.hex("frame_hex")) }
         }
-        var generator = SystemRandomNumberGenerator()
-        let seed = UInt64.random(in: 0...UInt64.max, using: &generator)
-        var random = SeededGenerator(seed: seed)
+        var random = SeededGenerator()
+        let seed = random.seed
         var refused = 0
         for frame in frames {
             for length in 0..<frame.count {

@@ -182,7 +182,7 @@ import Testing
         if let close = control["Close"] as? [String: Any] {
             let who: ConnectRole = try close.string("who") == "Wallet" ? .wallet : .app
             return .control(.close(ConnectClose(who: who, code: UInt16(try close.int("code")), reason: try close.string("reason"),
-                                                retryable: close["retryable"] as? Bool ?? true)))
+                                                retryable: try #require(close["retryable"] as? Bool))))
         }
         let reject = try control.object("Reject")
         return .control(.reject(ConnectReject(code: UInt16(try reject.int("code")), codeID: try reject.string("code_id"),
