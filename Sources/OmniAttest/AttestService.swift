@@ -88,6 +88,10 @@ public struct AttestService {
         }
         var data = clientData
         if let challenge {
+            // Checked before the challenge is used up: a call that cannot be judged must not spend it.
+            if case .hash? = clientData {
+                throw AttestError.invalidArgument("with a challenge, give the client data itself (not its hash) so the challenge in it can be checked")
+            }
             switch try store.consumeChallenge(challenge, at: time) {
             case .unknown:
                 return FlowVerdict(kind: .assertion, reason: .unknownChallenge, message: "the challenge was never issued or is already used", keyID: fields.keyID)
@@ -96,15 +100,12 @@ public struct AttestService {
             case .valid:
                 break
             }
-            switch clientData {
-            case nil:
-                data = .data(challenge)
-            case .data(let bytes)?:
+            if case .data(let bytes)? = clientData {
                 guard Self.carries(bytes, challenge) else {
                     return FlowVerdict(kind: .assertion, reason: .challengeMismatch, message: "the client data does not contain the challenge (raw, base64, base64url or hex)", keyID: fields.keyID)
                 }
-            case .hash?:
-                throw AttestError.invalidArgument("with a challenge, give the client data itself (not its hash) so the challenge in it can be checked")
+            } else {
+                data = .data(challenge)
             }
         }
         guard let data else { throw AttestError.invalidArgument("give the client data, its hash, or a challenge") }

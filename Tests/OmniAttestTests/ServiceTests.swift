@@ -66,6 +66,11 @@ import OmniTestSupport
 
         let clientData = try fixture.line.base64("client_data_b64")
         _ = try service.issueChallenge(lifetime: 300, at: fixture.time, value: fixture.assertionChallenge)
+        // A challenge with only a hash cannot be checked: refused as an argument, and the challenge stays usable.
+        #expect(throws: AttestError.self) {
+            try service.verify(evidence: try fixture.evidence, challenge: fixture.assertionChallenge, clientData: .hash(SHA256.hash(clientData)),
+                               appID: nil, at: fixture.time)
+        }
         let verified = try service.verify(evidence: try fixture.evidence, challenge: fixture.assertionChallenge,
                                           clientData: .data(clientData), appID: nil, at: fixture.time)
         #expect(verified.reason == .ok, "\(verified.message)")
