@@ -78,11 +78,14 @@ public final class SQLiteAttestStore: AttestStore {
     }
 
     public func key(id: [UInt8]) throws(AttestError) -> EnrolledKey? {
-        try connection.rows("SELECT \(Self.keyColumns) FROM keys WHERE key_id = ?1", [.blob(id)]).first.flatMap(Self.key(from:))
+        guard let row = try connection.rows("SELECT \(Self.keyColumns) FROM keys WHERE key_id = ?1", [.blob(id)]).first else { return nil }
+        return try key(from: row)
     }
 
     public func keys() throws(AttestError) -> [EnrolledKey] {
-        try connection.rows("SELECT \(Self.keyColumns) FROM keys ORDER BY enrolled_at, key_id").compactMap(Self.key(from:))
+        var keys: [EnrolledKey] = []
+        for row in try connection.rows("SELECT \(Self.keyColumns) FROM keys ORDER BY enrolled_at, key_id") { keys.append(try key(from: row)) }
+        return keys
     }
 
     public func advanceCounter(keyID: [UInt8], to counter: UInt32, at time: Int64) throws(AttestError) -> Bool {
@@ -100,11 +103,15 @@ public final class SQLiteAttestStore: AttestStore {
 
     private static let keyColumns = "key_id, public_key, app_id, environment, counter, enrolled_at, last_used_at, revoked_at, receipt"
 
-    private static func key(from row: [SQLiteValue]) -> EnrolledKey? {
+    /// A row of `keys`; one that does not read back as a key is a damaged store, not an unknown key.
+    private func key(from row: [SQLiteValue]) throws(AttestError) -> EnrolledKey {
         guard row.count == 9, let keyID = row[0].blob, let publicKey = row[1].blob, let appID = row[2].text,
               let environment = row[3].text.flatMap(AttestEnvironment.init(rawValue:)),
               let counter = row[4].integer.flatMap(UInt32.init(exactly:)), let enrolledAt = row[5].integer
-        else { return nil }
+        else {
+            let id = row.first?.blob.map { AttestBase64.encode($0) } ?? "?"
+            throw AttestError(.store, "\(path): the stored row of key \(id) is damaged (a column has the wrong type or value)")
+        }
         return EnrolledKey(keyID: keyID, publicKey: publicKey, appID: appID, environment: environment, counter: counter,
                            enrolledAt: enrolledAt, lastUsedAt: row[6].integer, revokedAt: row[7].integer, receipt: row[8].blob)
     }

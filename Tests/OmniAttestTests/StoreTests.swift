@@ -87,6 +87,23 @@ func sampleKey(_ seed: UInt8, counter: UInt32 = 0, at time: Int64 = 1_700_000_00
         #expect(try reopened.consumeChallenge(stored.value, at: 1) == .valid(stored))
     }
 
+    /// A row that no longer reads back as a key is a store error, not an unknown key (which would read as a refusal).
+    @Test func aDamagedKeyRowIsAStoreError() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("store.db")
+        let key = try sampleKey(5)
+        #expect(try SQLiteAttestStore(path: path).enroll(key))
+        let damage = try Subprocess.run("/usr/bin/env", ["python3", "-c", """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE keys SET environment = 'moon'"); db.commit()
+            """, path])
+        #expect(damage.status == 0, "\(damage.stderrText)")
+        let store = try SQLiteAttestStore(path: path)
+        let error = try #require(throws: AttestError.self) { try store.key(id: key.keyID) }
+        #expect(error.kind == .store && error.message.contains("damaged"))
+        #expect(throws: AttestError.self) { try store.keys() }
+    }
+
     @Test func filesThatAreNotStoresAreRefused() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("not-a-store")
