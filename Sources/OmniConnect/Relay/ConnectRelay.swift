@@ -19,8 +19,8 @@ public enum ConnectRelayEvent: Sendable {
 /// (`POST /v1/connect/session`), serves `/v1/connect/ws`, `DELETE /v1/connect/session/{sid}` and
 /// `GET /v1/connect/status`, and enforces Torii's bus rules — token hashes and one-time tokens, role/direction
 /// binding, strict sequences with dedupe, buffering for an absent peer, Open/Approve validation (Gen B),
-/// termination fan-out with the relay's own sequence, idle TTL (4001) and heartbeat (4003) — without ever
-/// holding a traffic key.
+/// termination fan-out with the relay's own sequence, idle TTL (4001), heartbeat (4003) and delivery timeout
+/// (a peer that stops reading) — without ever holding a traffic key.
 public final class ConnectRelay: @unchecked Sendable {
     public let configuration: ConnectRelayConfiguration
     private let lock = NSLock()
