@@ -90,9 +90,6 @@ public struct ReceiptAppraisal: Sendable {
 }
 
 public enum ReceiptAppraiser {
-    /// Apple: the creation time should be "no more than five minutes old" when a fresh receipt is checked.
-    public static let freshnessSeconds: Int64 = 300
-
     /// Apple's receipt steps: the CMS signature, the signer chain to `roots` (Apple Root CA - G3) at `time`, the app
     /// id in field 2, and the attested key in field 3 equal to `expectedKeyID` when given. Staleness (creation time
     /// older than five minutes at `time`) is reported in `ageSeconds`, not as a problem: offline appraisal of stored

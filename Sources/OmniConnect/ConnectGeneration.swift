@@ -88,14 +88,6 @@ public enum ConnectGeneration: String, Sendable, CaseIterable, CustomStringConve
         }
     }
 
-    /// Whether `constraints` is the kind this generation carries.
-    func accepts(_ constraints: ConnectConstraints) -> Bool {
-        switch (self, constraints) {
-        case (.genB, .network), (.genA, .chain): true
-        default: false
-        }
-    }
-
     // MARK: - Envelope schema hash
 
     /// The 16-byte NRT0 schema hash of `EnvelopeV1` (computed once: every sealed or opened frame needs it).
