@@ -219,6 +219,10 @@ import OmniTestSupport
                                         "--assertion", try Self.field(line, "assertion_b64"), "--client-data", clientData, "--output", "json"])
         #expect(afterRevoke.status == 1)
         #expect(try JSONValue.parse(Array(afterRevoke.stdout))["reason"] == "key_revoked")
+        // The store keeps the counter: a --counter beside --store would be ignored, so it is a usage error.
+        let withCounter = try Omni.run(["attest", "verify-assertion", "--store", store, "--key-id", keyID, "--counter", "0",
+                                        "--assertion", try Self.field(line, "assertion_b64"), "--client-data", clientData])
+        #expect(withCounter.status == 2, "\(withCounter.stderrText)")
         // A store path that cannot be a database: a configuration problem (exit 7), not a verdict.
         let notAStore = try Omni.run(["attest", "keys", "list", "--store", bodyFile.path])
         #expect(notAStore.status == 7)

@@ -50,6 +50,9 @@ enum AttestVerifyAssertionCommand {
         }
         let storePath = try invocation.value(AttestOptions.store)
         let service = invocation.isGiven(publicKey) || storePath == nil ? nil : AttestService(store: try AttestOptions.openStore(invocation))
+        if service != nil && invocation.isGiven(counter) {
+            throw CLIError.usage("--counter goes with --public-key; with --store the enrolled key's counter is used", commandPath: invocation.commandPath)
+        }
         let defaultKey = try invocation.value(publicKey).map { text throws(AttestError) in try AttestPublicKey.parse(text) }
         let defaultCounter = try storedCounter(try invocation.value(counter) ?? 0, "--counter")
         let defaultAppID = try invocation.value(AttestOptions.appID).map { text throws(AttestError) in try AttestOptions.checkedAppID(text) }
