@@ -7,11 +7,14 @@ public enum AttestTime {
     /// The current time, whole seconds.
     public static func now() -> Int64 { Int64(Date().timeIntervalSince1970.rounded(.down)) }
 
+    /// The instants RFC 3339 can write: 0001-01-01T00:00:00Z through 9999-12-31T23:59:59Z.
+    static let representable: ClosedRange<Int64> = -62_135_596_800...253_402_300_799
+
     /// Parses RFC 3339 (`2026-04-21T18:13:12Z`, fractional seconds dropped, `Z` or `±HH:MM`) or a plain number of
-    /// Unix seconds. Nil for anything else.
+    /// Unix seconds within the years 1 to 9999. Nil for anything else.
     public static func parse(_ text: String) -> Int64? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let seconds = Int64(trimmed) { return seconds }
+        if let seconds = Int64(trimmed) { return representable.contains(seconds) ? seconds : nil }
         return RFC3339.parse(trimmed)?.seconds
     }
 

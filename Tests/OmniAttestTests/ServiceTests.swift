@@ -123,3 +123,16 @@ import OmniTestSupport
         #expect(expired.message.contains("expired"))
     }
 }
+
+/// Verification times: RFC 3339 or Unix seconds, only within what RFC 3339 can write back (verdicts print them).
+@Suite struct AttestTimeTests {
+    @Test func timesOutsideTheYears1To9999AreRefused() {
+        #expect(AttestTime.parse("2026-04-21T18:13:12Z") == 1_776_795_192)
+        #expect(AttestTime.parse(" 1776795192\n") == 1_776_795_192)
+        #expect(AttestTime.parse("253402300799").map(AttestTime.format) == "9999-12-31T23:59:59Z")
+        #expect(AttestTime.parse("-62135596800").map(AttestTime.format) == "0001-01-01T00:00:00Z")
+        for text in ["253402300800", "-62135596801", String(Int64.max), String(Int64.min), "yesterday", ""] {
+            #expect(AttestTime.parse(text) == nil, "\(text)")
+        }
+    }
+}

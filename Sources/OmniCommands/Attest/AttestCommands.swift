@@ -70,7 +70,7 @@ enum AttestOptions {
 
     static func parseTime(_ text: String, _ name: String) throws(AttestError) -> Int64 {
         guard let time = AttestTime.parse(text) else {
-            throw AttestError.invalidArgument("\(name) '\(text)' is not an RFC 3339 time (2026-04-21T18:13:12Z) or Unix seconds")
+            throw AttestError.invalidArgument("\(name) '\(text)' is not an RFC 3339 time (2026-04-21T18:13:12Z) or Unix seconds in the years 1 to 9999")
         }
         return time
     }
