@@ -88,6 +88,26 @@ import Testing
         #expect(fixture.harness.terminations().isEmpty)
     }
 
+    /// Frames buffered for an absent wallet reach it before the frames the app sends while it attaches: the
+    /// wallet sees one contiguous sequence.
+    @Test func bufferedFramesArriveBeforeNewerOnes() throws {
+        let fixture = try Fixture { $0.sessionBufferMaxBytes = 1 << 20 }
+        let app = try fixture.join(.app)
+        try app.send(binary: fixture.frame(.appToWallet, 1, fixture.open))
+        for sequence in UInt64(2)...1500 { try app.send(binary: fixture.frame(.appToWallet, sequence, .ping(nonce: sequence))) }
+        let sender = Thread {
+            for sequence in UInt64(1501)...3000 { _ = try? app.send(binary: fixture.frame(.appToWallet, sequence, .ping(nonce: sequence))) }
+        }
+        sender.start()
+        let wallet = try fixture.join(.wallet)
+        let (frames, _) = fixture.collect(wallet, timeout: 20, count: 3000)
+        let sequences = frames.map(\.sequence)
+        let firstOutOfOrder = sequences.indices.first { sequences[$0] != UInt64($0 + 1) }
+        #expect(sequences.count == 3000 && firstOutOfOrder == nil,
+                "\(sequences.count) frames; the first out of place is at index \(firstOutOfOrder.map(String.init) ?? "none")")
+        #expect(fixture.harness.terminations().isEmpty)
+    }
+
     /// Only the last `dedupeCapacity` sequence numbers count as duplicates; an older one is a replay that ends
     /// the session.
     @Test func duplicatesBeyondTheDedupeWindowTerminate() throws {
