@@ -171,6 +171,17 @@ enum ICCanisterCallSupport {
         }
     }
 
+    /// Prints an update call's outcome (see `result`). A reject the replica sent outside consensus
+    /// (`non_replicated_rejection`, a v2 reject body) carries no certificate and no signature: unless `--unsafe` was
+    /// given it is reported on stderr as an error (exit 4), so that nothing unauthenticated reaches stdout.
+    static func callResult(_ call: CallResult, context: ReplyContext, invocation: Invocation) throws -> CommandResult {
+        if call.verified, call.certificate == nil, case .rejected(let reject) = call.outcome {
+            throw TransportError(.rejected, "the replica refused call \(call.requestID) before consensus; this reject is not "
+                                 + "certified, so it is not printed as a result: \(reject)")
+        }
+        return result(call.outcome, context: context, invocation: invocation)
+    }
+
     /// Prints an outcome: the reply in the chosen form (exit 0), a reject (exit 4), done without reply (exit 1),
     /// accepted (exit 0, the request id).
     static func result(_ outcome: CallOutcome, context: ReplyContext, invocation: Invocation) -> CommandResult {
@@ -206,7 +217,7 @@ struct ReplyContext {
     let method: String?
     let function: CandidFunctionType?
     let interface: CandidInterface?
-    /// `{"kind": "node_signatures" | "certificate" | "none" | "uncertified", …}`.
+    /// `{"kind": "node_signatures" | "certificate" | "none", …}`.
     let verification: JSONValue
     let verificationText: String
 
@@ -248,7 +259,8 @@ struct ReplyContext {
 
     static func certificateVerification(_ certificate: VerifiedCertificate?, verified: Bool) -> (JSONValue, String) {
         guard verified else { return (["kind": "none"], "NOT verified (--unsafe)") }
-        guard let certificate else { return (["kind": "uncertified"], "not certified: refused before consensus") }
+        // Only a call accepted without waiting has no certificate (uncertified rejects never get here).
+        guard let certificate else { return (["kind": "none"], "nothing to verify yet: the call was accepted (202), not waited for") }
         let json: JSONValue = .object([
             "kind": "certificate", "subnet_id": .string(certificate.subnetID.text), "delegated": .bool(certificate.isDelegated),
             "time": .string(String(certificate.time)), "time_rfc3339": .string(ICTime.format(certificate.time)),
