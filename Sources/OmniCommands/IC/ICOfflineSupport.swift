@@ -180,12 +180,14 @@ enum ICIdentityStore {
     }
 }
 
-/// `--identity NAME` / `--pem FILE`: who signs. Without either, the default identity, else anonymous.
+/// `--identity NAME` / `--pem FILE`: who signs, for every command that signs (offline and networked). Without
+/// either, the default identity, else anonymous.
 enum ICIdentitySelection {
     static let identity = Option<String>(
         "identity", valueName: "NAME",
-        help: "Sign as this stored identity (see 'omni ic identity list'); default: the default identity, else anonymous.",
-        environment: "OMNI_IDENTITY", group: "Identity")
+        help: "Sign as this stored identity ('anonymous' for none; see 'omni ic identity list'). Default: the one chosen "
+            + "with 'omni ic identity use', else anonymous.",
+        environment: "OMNI_IDENTITY", config: "ic.identity", group: "Identity")
     static let pem = Option<String>(
         "pem", valueName: "FILE",
         help: "Sign with the private key in this PEM file (Ed25519, secp256k1 or P-256; dfx's identity.pem works as is).",
@@ -203,13 +205,12 @@ enum ICIdentitySelection {
             do {
                 return (try ICIdentity(pem: String(decoding: bytes, as: UTF8.self)), "PEM file \(path)")
             } catch {
-                throw ICError(error.kind, "--pem \(path): \(error.message)", reason: error.reason)
+                throw ICError(error.kind, "--pem \(path): \(error.message)", reason: error.reason, location: path)
             }
         }
         let store = ICIdentityStore.open(invocation)
         if let name = try invocation.value(identity) {
-            if name == "anonymous" && !store.contains(name) { return (.anonymous, "anonymous") }
-            return (try store.load(name), "identity \(name)")
+            return name == "anonymous" ? (.anonymous, "anonymous") : (try store.load(name), "identity \(name)")
         }
         if let name = try store.defaultName() { return (try store.load(name), "identity \(name) (the default)") }
         return (.anonymous, "anonymous (no default identity)")
