@@ -59,7 +59,7 @@ enum ICCertificateVerifyCommand {
         } else {
             scope = .subnet(try ICInput.principal(try invocation.require(subnet), label: "--subnet"))
         }
-        let key = try rootKey(invocation, option: rootKey)
+        let key = try ICInput.rootKey(invocation, option: rootKey) ?? .mainnet
         let reference = try invocation.value(at).map { try ICInput.time($0, label: "--at") } ?? IngressExpiry.currentTime()
         let freshness = Freshness.at(reference, tolerance: ICInput.nanoseconds(try invocation.value(tolerance) ?? .seconds(300)))
         let paths = try invocation.values(lookup).map { try statePath($0) }
@@ -143,21 +143,6 @@ enum ICCertificateVerifyCommand {
             return (try ICCertificate(decoding: try ReadStateResponse.certificate(from: bytes)), "read_state_response")
         }
         return (try ICCertificate(decoding: bytes), "certificate")
-    }
-
-    /// `--root-key`: "mainnet" (the default), hex of the DER or raw key, or a file with either (or the DER bytes).
-    static func rootKey(_ invocation: Invocation, option: Option<String>) throws -> ICRootKey {
-        guard let raw = try invocation.bytes(of: option) else { return .mainnet }
-        let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text == "mainnet" { return .mainnet }
-        do {
-            if !text.isEmpty, text.utf8.allSatisfy({ $0.isHexDigitASCII || $0 == UInt8(ascii: "x") }) {
-                return try ICRootKey(hex: text)
-            }
-            return try ICRootKey(der: raw)
-        } catch {
-            throw ICError(error.kind, "--root-key: \(error.message)")
-        }
     }
 
     /// `/a/b/c` with each label a principal's text, 0x-hex, 64 hex digits, or UTF-8 text.

@@ -55,7 +55,7 @@ enum ICIdentityVerifyDelegationCommand {
         }
         let time = try invocation.value(at).map { try ICInput.time($0, label: "--at") } ?? IngressExpiry.currentTime()
         let target = try invocation.value(canister).map { try ICInput.principal($0, label: "--canister") }
-        let key = try ICCertificateVerifyCommand.rootKey(invocation, option: rootKey)
+        let key = try ICInput.rootKey(invocation, option: rootKey) ?? .mainnet
 
         var object = JSONObject()
         object.append("input", .string(kind))

@@ -114,7 +114,7 @@ enum ICNetworkOptions {
     /// only, with a warning) the replica's own report with `--fetch-root-key`.
     static func trustedRootKey(_ invocation: Invocation, network: ICNetwork, verifies: Bool,
                                transport: any ICTransport) throws -> ICRootKey {
-        let given = try invocation.value(rootKey)
+        let given = try ICInput.rootKey(invocation, option: rootKey)
         let fetch = try invocation.flag(fetchRootKey)
         if fetch {
             if given != nil {
@@ -134,8 +134,7 @@ enum ICNetworkOptions {
                 + "reports about itself; certificates only prove what that replica says") + "\n")
             return key
         }
-        if let given {
-            let key = try parseRootKey(given, invocation: invocation)
+        if let key = given {
             if network.isMainnet && !key.isMainnet {
                 throw CLIError(.configuration, "\(network.url) is the mainnet: it is verified with the pinned mainnet root key only")
             }
@@ -144,16 +143,6 @@ enum ICNetworkOptions {
         if network.isMainnet || !verifies || !network.isLoopback { return .mainnet }
         throw CLIError(.configuration, "the replica at \(network.url) has its own root key: give it with --root-key HEX|@FILE "
                        + "(see 'omni ic status --network \(network.name ?? network.url)') or use --fetch-root-key")
-    }
-
-    /// `mainnet`, hex (DER or raw point), or the bytes of a DER file.
-    static func parseRootKey(_ text: String, invocation: Invocation) throws -> ICRootKey {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed == "mainnet" { return .mainnet }
-        if let bytes = try invocation.bytes(of: rootKey), bytes.count == 133, bytes.first == 0x30 {
-            return try ICRootKey(der: bytes)
-        }
-        return try ICRootKey(hex: trimmed)
     }
 
     /// A canister or subnet id argument.

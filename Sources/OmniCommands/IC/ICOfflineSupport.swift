@@ -106,6 +106,28 @@ enum ICInput {
         return try Subaccount(hex: padded)
     }
 
+    /// A `--root-key` value: `mainnet`, hex of the 133-byte DER or of the 96-byte point, or a file (@FILE) holding
+    /// either or the DER bytes themselves; nil when the option is not set. The command line's bytes are read once.
+    static func rootKey(_ invocation: Invocation, option: Option<String>) throws -> ICRootKey? {
+        let raw: [UInt8]
+        if let given = try invocation.bytes(of: option) {
+            raw = given
+        } else if let text = try invocation.value(option) {
+            raw = Array(text.utf8)
+        } else {
+            return nil
+        }
+        let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text == "mainnet" { return .mainnet }
+        do throws(ICError) {
+            // Binary DER starts with a SEQUENCE byte and is 133 bytes; hex text of a key never has that length.
+            if raw.count == BLS.icPublicKeyDERPrefix.count + BLS.publicKeyLength, raw.first == 0x30 { return try ICRootKey(der: raw) }
+            return try ICRootKey(hex: text)
+        } catch {
+            throw ICError(error.kind, "--root-key: \(error.message)")
+        }
+    }
+
     /// An instant: RFC 3339 or nanoseconds since the epoch.
     static func time(_ text: String, label: String) throws -> UInt64 {
         do { return try ICTime.parse(text) } catch {
