@@ -145,32 +145,14 @@ enum ICCertificateVerifyCommand {
         return (try ICCertificate(decoding: bytes), "certificate")
     }
 
-    /// `/a/b/c` with each label a principal's text, 0x-hex, 64 hex digits, or UTF-8 text.
+    /// A `--lookup` path (`StatePath(text:)`), which here must start with `/`.
     static func statePath(_ text: String) throws -> StatePath {
         guard text.hasPrefix("/") else {
             throw ICError(.malformed, "--lookup: \"\(ICInput.sample(text))\" is not a path; paths start with / (e.g. /time)")
         }
-        let parts = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count <= StatePath.maxLabels else {
-            throw ICError(.malformed, "--lookup: a path has at most \(StatePath.maxLabels) labels")
+        do throws(ICError) { return try StatePath(text: text) } catch {
+            throw ICError(.malformed, "--lookup: \(error.message)")
         }
-        if parts == [""] { return StatePath([]) }
-        var labels: [[UInt8]] = []
-        for part in parts {
-            let label = String(part)
-            if label.hasPrefix("0x") {
-                do { labels.append(try Hex.decode(label, allowPrefix: true)) } catch {
-                    throw ICError(.malformed, "--lookup: label \"\(ICInput.sample(label))\" is not hex: \(error.message)")
-                }
-            } else if label.utf8.count == 64, label.utf8.allSatisfy({ $0.isHexDigitASCII }), let bytes = try? Hex.decode(label) {
-                labels.append(bytes)
-            } else if label.contains("-"), Principal.textProblem(label) == nil, let principal = try? Principal(icText: label) {
-                labels.append(principal.bytes)
-            } else {
-                labels.append(Array(label.utf8))
-            }
-        }
-        return StatePath(labels)
     }
 
     static func scopeJSON(_ scope: CertificateScope) -> JSONObject {
