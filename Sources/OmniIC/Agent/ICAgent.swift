@@ -341,11 +341,8 @@ public final class ICAgent: Sendable {
         case .query:
             return .query(try submitQuery(signing, ecid: file.effectiveCanisterID))
         case .readState(let paths):
-            let sent = try post(.readState, route: .canister(file.effectiveCanisterID), versions: [3, 2], signing: signing)
-            guard sent.response.status == 200 else { throw ICAgent.unexpectedStatus(sent) }
-            let bytes = try ReadStateResponse.certificate(from: sent.response.body, maxBytes: configuration.maxResponseBytes)
-            return .readState(StateRead(paths: paths, certificate: try verifiedCertificate(bytes, scope: .canister(file.effectiveCanisterID)),
-                                        verified: configuration.verifies, endpoint: "v\(sent.version)"))
+            return .readState(try readState(route: .canister(file.effectiveCanisterID), paths: paths,
+                                            signing: .presigned(file.envelopeBytes, file.request)))
         }
     }
 
