@@ -11,7 +11,7 @@ enum ICSignCommand {
     static let method = Option<String>("method", valueName: "NAME", help: "The method to call.")
     static let args = Argument<String>("ARGS", help: "The argument: Candid text like '(42, \"hi\")' by default; '()' when omitted.",
                                        optional: true, source: .content)
-    static let argsFormat = Option<ArgsFormat>("args-format", valueName: "FORMAT", help: "How ARGS is written (json needs --candid).", default: .candid)
+    static let argsFormat = Option<ICCanisterCallSupport.ArgsFormat>("args-format", valueName: "FORMAT", help: "How ARGS is written (json needs --candid).", default: .candid)
     static let candid = Option<String>("candid", valueName: "FILE", help: "The canister's .did file: ARGS are typed by the method's argument types.",
                                        source: .path)
     static let query = Flag("query", help: "Sign a query.")
@@ -25,8 +25,6 @@ enum ICSignCommand {
     static let nonce = Option<String>("nonce", valueName: "HEX", help: "A nonce (up to 32 bytes) to tell otherwise identical requests apart.")
     static let file = Option<String>("file", valueName: "FILE", help: "Where to write the signed request (JSON, mode 0600).", source: .path)
     static let force = Flag("force", help: "Overwrite FILE if it exists.")
-
-    enum ArgsFormat: String, CaseIterable, ArgumentValue { case candid, json, hex, binary }
 
     /// The longest expiry offered: requests can be signed well ahead and sent in their last 5 minutes.
     static let maxExpiry: UInt64 = 30 * 24 * 3600 * 1_000_000_000
