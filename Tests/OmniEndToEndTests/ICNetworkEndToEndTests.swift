@@ -165,6 +165,8 @@ struct ICNetworkEndToEndTests {
         let paths = try json(read)["paths"]?.arrayValue ?? []
         #expect(paths.map { $0["lookup"] } == ["found", "found", "absent"])
         #expect(paths[1]["value"] == ["2vxsx-fae"])
+        let badID = try omni(["metadata", "aaaaa-ab"])
+        #expect(badID.status == 3 && badID.stderrText.contains("CANISTER"), "a malformed id, as in the offline commands: \(badID.stderrText)")
         let metadata = try omni(["metadata", canister])
         #expect(metadata.status == 0 && metadata.stdoutText.contains("greet : (text) -> (text) query"))
         let subnet = try replica.string("subnet_id")

@@ -34,7 +34,7 @@ enum ICCallCommand {
         ],
         outputAliases: ICCanisterCallSupport.outputAliases
     ) { invocation in
-        let target = try ICNetworkOptions.principal(try invocation.argument(ICQueryCommand.canister) ?? "", what: "CANISTER")
+        let target = try ICInput.principal(try invocation.argument(ICQueryCommand.canister) ?? "", label: "CANISTER")
         let methodName = try invocation.argument(ICQueryCommand.method) ?? ""
         let wait = !(try invocation.flag(asyncFlag))
         let progress = invocation.progress("Waiting")
@@ -48,7 +48,7 @@ enum ICCallCommand {
         let arg = try ICCanisterCallSupport.encodeArguments(invocation, argument: ICQueryCommand.arguments, function: function,
                                                             interface: interface)
         let effective = try invocation.value(ICCanisterCallSupport.effectiveCanister).map {
-            try ICNetworkOptions.principal($0, what: "--effective-canister-id")
+            try ICInput.principal($0, label: "--effective-canister-id")
         }
         let result = try agent.call(canister: target, method: methodName, arg: arg, effectiveCanister: effective, wait: wait)
         let context = ReplyContext.call(result, canister: target, method: methodName, function: function, interface: interface)

@@ -144,13 +144,6 @@ enum ICNetworkOptions {
         throw CLIError(.configuration, "the replica at \(network.url) has its own root key: give it with --root-key HEX|@FILE "
                        + "(see 'omni ic status --network \(network.name ?? network.url)') or use --fetch-root-key")
     }
-
-    /// A canister or subnet id argument.
-    static func principal(_ text: String, what: String) throws -> Principal {
-        do throws(ICError) { return try Principal(icText: text) } catch {
-            throw ICError(.invalidArgument, "\(what): \(error.message)")
-        }
-    }
 }
 
 /// A size in bytes: `1048576`, `512KiB`, `2MiB`, `10MB`, `64k`.
