@@ -30,7 +30,7 @@ enum ICSendCommand {
         outputAliases: ICCanisterCallSupport.outputAliases
     ) { invocation in
         let path = try invocation.argument(file) ?? "-"
-        let bytes = path == "-" ? try invocation.streams.stdinBytes() : try FileInput.read(path, label: "FILE")
+        let bytes = try ICInput.file(path, label: "FILE", invocation: invocation, maxBytes: SignedRequestFile.maxFileBytes)
         let text = String(decoding: bytes, as: UTF8.self)
         let signed: SignedRequestFile
         do throws(ICError) { signed = try SignedRequestFile(text: text) } catch {
