@@ -15,9 +15,6 @@ enum ICCertificateVerifyCommand {
                                          help: "The effective canister id the certificate must be authoritative for.")
     static let subnet = Option<String>("subnet", valueName: "ID",
                                        help: "For subnet read_state certificates: the subnet they must come from.")
-    static let rootKey = Option<String>("root-key", valueName: "mainnet|HEX|@FILE",
-                                        help: "The root of trust: the pinned mainnet key, or a local replica's key (DER or raw, hex).",
-                                        defaultDescription: "mainnet", source: .content)
     static let at = Option<String>("at", valueName: "TIME",
                                    help: "Check /time against this instant instead of the clock (RFC 3339 or ns since the epoch).",
                                    defaultDescription: "now")
@@ -40,7 +37,7 @@ enum ICCertificateVerifyCommand {
             labels (request ids) for their bytes, anything else for its UTF-8 text. Each lookup prints found \
             (with the value), absent (the tree proves there is none), unknown (pruned), or error (an inner node).
             """,
-        options: [input, canister, subnet, rootKey, at, tolerance, lookup], arguments: [certificate.spec],
+        options: [input, canister, subnet, ICInput.offlineRootKey, at, tolerance, lookup], arguments: [certificate.spec],
         examples: [
             Example("omni ic certificate verify @cert.hex --canister ryjl3-tyaaa-aaaaa-aaaba-cai --at 2025-11-22T07:35:00Z",
                     "Check an old mainnet certificate at the time it was made."),
@@ -59,7 +56,7 @@ enum ICCertificateVerifyCommand {
         } else {
             scope = .subnet(try ICInput.principal(try invocation.require(subnet), label: "--subnet"))
         }
-        let key = try ICInput.rootKey(invocation, option: rootKey) ?? .mainnet
+        let key = try ICInput.rootKey(invocation, option: ICInput.offlineRootKey) ?? .mainnet
         let reference = try invocation.value(at).map { try ICInput.time($0, label: "--at") } ?? IngressExpiry.currentTime()
         let freshness = Freshness.at(reference, tolerance: ICInput.nanoseconds(try invocation.value(tolerance) ?? .seconds(300)))
         let paths = try invocation.values(lookup).map { try statePath($0) }

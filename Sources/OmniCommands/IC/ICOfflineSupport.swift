@@ -106,6 +106,14 @@ enum ICInput {
         return try Subaccount(hex: padded)
     }
 
+    /// `--root-key` of the offline checks (certificate verify, verify-delegation); the networked commands have
+    /// their own, which also reads the environment and the config file.
+    static let offlineRootKey = Option<String>(
+        "root-key", valueName: "mainnet|HEX|@FILE",
+        help: "The root of trust certificates verify under: the pinned mainnet key, or a local replica's key (hex of "
+            + "the DER or the raw point, or @FILE).",
+        defaultDescription: "mainnet", source: .content)
+
     /// A `--root-key` value: `mainnet`, hex of the 133-byte DER or of the 96-byte point, or a file (@FILE) holding
     /// either or the DER bytes themselves; nil when the option is not set. The command line's bytes are read once.
     static func rootKey(_ invocation: Invocation, option: Option<String>) throws -> ICRootKey? {

@@ -20,8 +20,6 @@ enum ICSignCommand {
                                          default: .seconds(300), defaultDescription: "5m")
     static let expiresAt = Option<String>("expires-at", valueName: "TIME",
                                           help: "The exact ingress expiry (RFC 3339 or ns), when this machine's clock is not to be trusted.")
-    static let effectiveCanister = Option<String>("effective-canister", valueName: "ID",
-                                                  help: "Route to this canister (management canister calls whose argument names none).")
     static let nonce = Option<String>("nonce", valueName: "HEX", help: "A nonce (up to 32 bytes) to tell otherwise identical requests apart.")
     static let file = Option<String>("file", valueName: "FILE", help: "Where to write the signed request (JSON, mode 0600).", source: .path)
     static let force = Flag("force", help: "Overwrite FILE if it exists.")
@@ -41,7 +39,7 @@ enum ICSignCommand {
             --expiry (default 5m), or sign with a later --expires-at and send it in its last 5 minutes.
             """,
         options: [canister, method, query, update, candid, argsFormat] + ICIdentitySelection.options
-            + [expiry, expiresAt, effectiveCanister, nonce, file, force],
+            + [expiry, expiresAt, ICCanisterCallSupport.effectiveCanister, nonce, file, force],
         arguments: [args.spec],
         examples: [
             Example("omni ic sign --canister ryjl3-tyaaa-aaaaa-aaaba-cai --method icrc1_transfer --update --candid ledger.did "
@@ -62,12 +60,12 @@ enum ICSignCommand {
         let (argument, values) = try encodeArguments(invocation, interface: interface, method: methodName)
 
         let effective: Principal
-        if let text = try invocation.value(effectiveCanister) {
-            effective = try ICInput.principal(text, label: "--effective-canister")
+        if let text = try invocation.value(ICCanisterCallSupport.effectiveCanister) {
+            effective = try ICInput.principal(text, label: "--effective-canister-id")
         } else {
             switch try EffectiveCanisterID.resolve(canister: target, method: methodName, arg: argument) {
             case .canister(let id): effective = id
-            case .any: throw CLIError.usage("aaaaa-aa.\(methodName) may go to any subnet: give --effective-canister ID", commandPath: path)
+            case .any: throw CLIError.usage("aaaaa-aa.\(methodName) may go to any subnet: give --effective-canister-id ID", commandPath: path)
             }
         }
         let now = IngressExpiry.currentTime()
