@@ -48,20 +48,20 @@ enum ICCanisterCallSupport {
             }
         }
         guard needed, canister != .managementCanister else { return nil }
-        let lookup: LookupResult
+        let metadata: (lookup: LookupResult, read: StateRead)
         do {
-            lookup = try agent.metadata(canister: canister, name: "candid:service").lookup
+            metadata = try agent.metadata(canister: canister, name: "candid:service")
         } catch let error as TransportError where error.kind == .rejected {
             invocation.note("note: cannot read the candid:service metadata of \(canister) (\(error.message)); values are untyped")
             return nil
         }
-        guard case .found(let bytes) = lookup else {
+        guard case .found(let bytes) = metadata.lookup else {
             invocation.note("note: \(canister) publishes no candid:service metadata; values are untyped (give --candid FILE for field names)")
             return nil
         }
         do {
             let interface = try CandidInterface.parse(String(decoding: bytes, as: UTF8.self), file: "candid:service of \(canister)")
-            invocation.detail("typed with the verified candid:service of \(canister)")
+            invocation.detail("typed with the \(metadata.read.verified ? "verified" : "unverified (--unsafe)") candid:service of \(canister)")
             return interface
         } catch {
             invocation.note("note: the candid:service metadata of \(canister) does not parse (\(error)); values are untyped")
