@@ -43,9 +43,7 @@ enum ICCanisterCallSupport {
     /// `candid:service`. A canister without one, or with one that does not parse, is used untyped with a note.
     static func interface(_ invocation: Invocation, agent: ICAgent, canister: Principal, needed: Bool) throws -> CandidInterface? {
         if let path = try invocation.value(candid) {
-            do { return try CandidInterface.load(contentsOf: URL(fileURLWithPath: path)) } catch {
-                throw ICError(.malformed, "--candid \(path): \(error)", location: path)
-            }
+            return try CandidTypeOptions.loadInterface(path, invocation: invocation, label: "--candid")
         }
         guard needed, canister != .managementCanister else { return nil }
         let metadata: (lookup: LookupResult, read: StateRead)

@@ -55,7 +55,7 @@ enum ICSignCommand {
         if !(try invocation.flag(force)), FileManager.default.fileExists(atPath: output) {
             throw CLIError.usage("\(output) exists; add --force to overwrite it", commandPath: path)
         }
-        let interface = try invocation.value(candid).map { try loadInterface($0, invocation: invocation) }
+        let interface = try invocation.value(candid).map { try CandidTypeOptions.loadInterface($0, invocation: invocation, label: "--candid") }
         let isQuery = try kind(invocation, interface: interface, method: methodName)
         let (argument, values) = try encodeArguments(invocation, interface: interface, method: methodName)
 
@@ -171,13 +171,6 @@ enum ICSignCommand {
             } catch let error as CandidError {
                 throw ICInput.candid(error, "ARGS")
             }
-        }
-    }
-
-    static func loadInterface(_ path: String, invocation: Invocation) throws -> CandidInterface {
-        guard FileManager.default.fileExists(atPath: path) else { throw CLIError(.input, "--candid: no such file '\(path)'") }
-        do { return try CandidInterface.load(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw ICInput.candid(error, "--candid \(path)")
         }
     }
 }
