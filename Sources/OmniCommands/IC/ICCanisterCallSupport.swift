@@ -19,7 +19,8 @@ enum ICCanisterCallSupport {
         default: .candid, group: "Candid")
     static let effectiveCanister = Option<String>(
         "effective-canister-id", valueName: "ID",
-        help: "Route the request to this canister's subnet. Default: the canister itself; for aaaaa-aa the argument's canister_id.",
+        help: "For aaaaa-aa: route the request to this canister's subnet (default: the argument's canister_id; needed for "
+            + "create_canister). Any other canister is its own effective id.",
         group: "Network")
 
     enum ArgsFormat: String, CaseIterable, ArgumentValue { case candid, json, hex, binary }

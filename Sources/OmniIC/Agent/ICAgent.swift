@@ -348,11 +348,18 @@ public final class ICAgent: Sendable {
 
     // MARK: - Routing
 
-    /// The effective canister id: `explicit` when given, else per the specification (`canister`, or for
-    /// `aaaaa-aa` the argument's `canister_id`); canister creation needs an explicit one.
+    /// The effective canister id per the specification: `canister` itself, or for `aaaaa-aa` the argument's
+    /// `canister_id` or `explicit` (canister creation needs an explicit one). An explicit id other than the canister
+    /// of a non-management call is refused: the answer would be verified against another canister's subnet.
     public static func effectiveCanisterID(canister: Principal, method: String, arg: [UInt8],
                                            explicit: Principal?) throws(ICError) -> Principal {
-        if let explicit { return explicit }
+        if let explicit {
+            guard canister == .managementCanister || explicit == canister else {
+                throw ICError(.invalidArgument, "the effective canister id of a request to \(canister) is that canister; only "
+                              + "aaaaa-aa requests are routed by another id (got \(explicit))")
+            }
+            return explicit
+        }
         switch try EffectiveCanisterID.resolve(canister: canister, method: method, arg: arg) {
         case .canister(let id): return id
         case .any:
