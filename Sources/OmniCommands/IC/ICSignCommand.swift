@@ -59,15 +59,10 @@ enum ICSignCommand {
         let isQuery = try kind(invocation, interface: interface, method: methodName)
         let (argument, values) = try encodeArguments(invocation, interface: interface, method: methodName)
 
-        let effective: Principal
-        if let text = try invocation.value(ICCanisterCallSupport.effectiveCanister) {
-            effective = try ICInput.principal(text, label: "--effective-canister-id")
-        } else {
-            switch try EffectiveCanisterID.resolve(canister: target, method: methodName, arg: argument) {
-            case .canister(let id): effective = id
-            case .any: throw CLIError.usage("aaaaa-aa.\(methodName) may go to any subnet: give --effective-canister-id ID", commandPath: path)
-            }
+        let explicit = try invocation.value(ICCanisterCallSupport.effectiveCanister).map {
+            try ICInput.principal($0, label: "--effective-canister-id")
         }
+        let effective = try ICAgent.effectiveCanisterID(canister: target, method: methodName, arg: argument, explicit: explicit)
         let now = IngressExpiry.currentTime()
         let ingressExpiry: UInt64
         if let text = try invocation.value(expiresAt) {
