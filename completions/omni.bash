@@ -59,7 +59,7 @@ _omni_options() {
         'omni ic identity verify-delegation') echo '--at --canister --root-key --output -o --quiet -q --verbose -v --color --config -h --help';;
         'omni ic certificate') echo '--output -o --quiet -q --verbose -v --color --config -h --help';;
         'omni ic certificate verify') echo '--input --canister --subnet --root-key --at --tolerance --lookup --output -o --quiet -q --verbose -v --color --config -h --help';;
-        'omni ic sign') echo '--canister --method --query --update --candid --args-format --identity --pem --expiry --expires-at --effective-canister --nonce --file --force --output -o --quiet -q --verbose -v --color --config -h --help';;
+        'omni ic sign') echo '--canister --method --query --update --candid --args-format --identity --pem --expiry --expires-at --effective-canister-id --nonce --file --force --output -o --quiet -q --verbose -v --color --config -h --help';;
         'omni ic bls') echo '--output -o --quiet -q --verbose -v --color --config -h --help';;
         'omni ic bls verify') echo '--public-key --signature --message --dst --batch --output -o --quiet -q --verbose -v --color --config -h --help';;
         'omni connect') echo '--output -o --quiet -q --verbose -v --color --config -h --help';;
@@ -388,7 +388,7 @@ _omni_option_values() {
         'omni ic sign|--pem') echo '__file__';;
         'omni ic sign|--expiry') echo '__value__';;
         'omni ic sign|--expires-at') echo '__value__';;
-        'omni ic sign|--effective-canister') echo '__value__';;
+        'omni ic sign|--effective-canister-id') echo '__value__';;
         'omni ic sign|--nonce') echo '__value__';;
         'omni ic sign|--file') echo '__file__';;
         'omni ic sign|--output') echo 'text json';;

@@ -1,4 +1,5 @@
 internal import CBLS12381
+import OmniCodec
 
 /// A point of E1(Fp): y² = x³ + 4 (signatures live in its prime-order subgroup G1). Values are affine and
 /// canonical, so equality is equality of points. Group operations and hashing results are exposed for tests and
@@ -112,7 +113,7 @@ public struct BLSG1Point: Equatable, Sendable, CustomStringConvertible {
         withUnsafePointer(to: lhs.raw) { a in withUnsafePointer(to: rhs.raw) { b in bls_g1_equal(a, b) } } != 0
     }
 
-    public var description: String { "G1(\(hex(compressed)))" }
+    public var description: String { "G1(\(Hex.encode(compressed)))" }
 }
 
 /// A point of E2(Fp2): y² = x³ + 4(1 + u) (public keys live in its prime-order subgroup G2).
@@ -197,24 +198,13 @@ public struct BLSG2Point: Equatable, Sendable, CustomStringConvertible {
         withUnsafePointer(to: lhs.raw) { a in withUnsafePointer(to: rhs.raw) { b in bls_g2_equal(a, b) } } != 0
     }
 
-    public var description: String { "G2(\(hex(compressed)))" }
+    public var description: String { "G2(\(Hex.encode(compressed)))" }
 }
 
 func fieldBytes(_ element: bls_fp) -> [UInt8] {
     var out = [UInt8](repeating: 0, count: 48)
     withUnsafePointer(to: element) { value in out.withUnsafeMutableBufferPointer { bls_fp_to_bytes($0.baseAddress, value) } }
     return out
-}
-
-func hex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out = [UInt8]()
-    out.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-        out.append(digits[Int(byte >> 4)])
-        out.append(digits[Int(byte & 15)])
-    }
-    return String(decoding: out, as: UTF8.self)
 }
 
 extension BLSError {

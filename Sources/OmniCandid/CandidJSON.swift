@@ -57,7 +57,7 @@ extension CandidValue {
         case .text(let text): return .string(text)
         case .principal(let principal), .service(let principal): return .string(principal.text)
         case .opt(let payload?): return payload.json
-        case .blob(let bytes): return .string(Hex.lowercase(bytes))
+        case .blob(let bytes): return .string(Hex.encode(bytes))
         case .vec(let elements): return .array(elements.map(\.json))
         case .record(let fields):
             if !fields.isEmpty && CandidPrinter.isTuple(fields) { return .array(fields.map(\.value.json)) }
@@ -156,7 +156,7 @@ private struct JSONReader {
             return .opt(try read(json, inner))
         case .vec(let inner):
             if inner == Opcode.nat8, let text = json.stringValue {
-                guard let bytes = Hex.decode(text) else { throw CandidError(.typeMismatch, "blob string is not hexadecimal") }
+                guard let bytes = try? Hex.decode(text) else { throw CandidError(.typeMismatch, "blob string is not hexadecimal") }
                 return .blob(bytes)
             }
             guard let items = json.arrayValue else { throw mismatch(json, e) }
@@ -328,42 +328,5 @@ extension JSONValue {
         case .array: return "array"
         case .object: return "object"
         }
-    }
-}
-
-/// Lowercase hex for blobs in JSON.
-enum Hex {
-    static func lowercase(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ unit: UInt8) -> UInt8? {
-        switch unit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return unit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return unit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return unit - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
-
-    static func decode(_ text: String) -> [UInt8]? {
-        let units = Array(text.utf8)
-        guard units.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(units.count / 2)
-        var index = 0
-        while index < units.count {
-            guard let high = hexValue(units[index]), let low = hexValue(units[index + 1]) else { return nil }
-            bytes.append(UInt8(high << 4 | low))
-            index += 2
-        }
-        return bytes
     }
 }

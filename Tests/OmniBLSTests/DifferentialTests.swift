@@ -1,4 +1,5 @@
 import Foundation
+import OmniCodec
 import Testing
 import OmniTestSupport
 @testable import OmniBLS
@@ -22,7 +23,7 @@ import OmniTestSupport
             let msg = bytes(hex: try string(object, "msg"))
             let blst = try #require(object["valid"] as? Bool)
             let ours = VerifyTests.outcome(sig: sig, pk: pk, msg: msg)
-            #expect(VerifyTests.isValid(ours) == blst, "seed \(seed), \(kind): blst \(blst), omni \(ours); sig \(hexString(sig)) pk \(hexString(pk)) msg \(hexString(msg))")
+            #expect(VerifyTests.isValid(ours) == blst, "seed \(seed), \(kind): blst \(blst), omni \(ours); sig \(Hex.encode(sig)) pk \(Hex.encode(pk)) msg \(Hex.encode(msg))")
             let viaKey = VerifyTests.outcomeWithDecodedKey(sig: sig, pk: pk, msg: msg)
             #expect(VerifyTests.isValid(viaKey) == blst, "seed \(seed), \(kind) through BLSPublicKey: \(viaKey)")
             if let key = try? BLSPublicKey(compressed: pk) { batch.append(BLSBatchItem(signature: sig, publicKey: key, message: msg)) }

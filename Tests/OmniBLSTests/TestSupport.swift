@@ -1,28 +1,15 @@
 import Foundation
-import Testing
+import OmniCodec
 import OmniTestSupport
+import Testing
 
-/// Bytes from hex ("0x" prefix and odd length allowed).
+/// Bytes from hex ("0x" prefix and odd length allowed: hex integers in vector files).
 func bytes(hex text: String) -> [UInt8] {
-    let body = text.hasPrefix("0x") ? Substring(text.dropFirst(2)) : Substring(text)
-    var digits = Array(body.utf8)
-    if digits.count % 2 == 1 { digits.insert(UInt8(ascii: "0"), at: 0) }
-    func nibble(_ c: UInt8) -> UInt8 {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: 0xff
-        }
+    let body = text.hasPrefix("0x") ? String(text.dropFirst(2)) : text
+    guard let decoded = try? Hex.decode(body.utf8.count % 2 == 1 ? "0" + body : body) else {
+        preconditionFailure("bad hex in a vector file: \(text.prefix(40))")
     }
-    var out: [UInt8] = []
-    out.reserveCapacity(digits.count / 2)
-    for i in stride(from: 0, to: digits.count, by: 2) {
-        let high = nibble(digits[i]), low = nibble(digits[i + 1])
-        precondition(high < 16 && low < 16, "bad hex in a vector file: \(text.prefix(40))")
-        out.append(high << 4 | low)
-    }
-    return out
+    return decoded
 }
 
 /// A hex integer as a 48-byte big-endian field element.
@@ -31,8 +18,6 @@ func field(_ text: String) -> [UInt8] {
     precondition(raw.count <= 48, "field element too long")
     return [UInt8](repeating: 0, count: 48 - raw.count) + raw
 }
-
-func hexString(_ data: [UInt8]) -> String { data.map { String(format: "%02x", $0) }.joined() }
 
 /// Big-endian bytes of an integer.
 func scalarBytes(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) } }
@@ -149,5 +134,5 @@ struct BigUInt: Equatable, CustomStringConvertible {
         return [UInt8](repeating: 0, count: max(0, width - trimmed.count)) + trimmed
     }
 
-    var description: String { "0x" + hexString(bytes(width: 1)) }
+    var description: String { "0x" + Hex.encode(bytes(width: 1)) }
 }

@@ -121,9 +121,16 @@ struct ICNetworkEndToEndTests {
         #expect(reject["status"] == "rejected" && reject["certified"] == .bool(true))
         #expect(reject["reject_code"] == 4 && reject["reject_code_name"] == "CANISTER_REJECT" && reject["error_code"] == "IC0406")
 
+        // A reject from before consensus is signed by no one: an error on stderr, nothing on stdout.
         let uncertified = try omni(["call", canister, "guarded", "-o", "json"])
-        #expect(try uncertified.status == 4 && json(uncertified)["certified"] == .bool(false))
-        #expect(try json(uncertified)["verification"]?["kind"] == "uncertified")
+        #expect(uncertified.status == 4 && uncertified.stdoutText.isEmpty, "\(uncertified.stdoutText)")
+        let refusal = try errorJSON(uncertified)["error"]
+        #expect(refusal?["kind"] == "rejected")
+        #expect(refusal?["message"]?.stringValue?.contains("not certified") == true, "\(String(describing: refusal))")
+        #expect(refusal?["message"]?.stringValue?.contains("IC0406") == true, "\(String(describing: refusal))")
+        let unsafe = try omni(["call", canister, "guarded", "-o", "json", "--unsafe"])
+        #expect(try unsafe.status == 4 && json(unsafe)["certified"] == .bool(false), "--unsafe prints it, marked")
+        #expect(try json(unsafe)["verification"]?["kind"] == "none")
 
         let query = try omni(["query", canister, "fail_query"])
         #expect(query.status == 4 && query.stdoutText.contains("rejected (code 4 CANISTER_REJECT, IC0406, not certified)"))
@@ -158,6 +165,8 @@ struct ICNetworkEndToEndTests {
         let paths = try json(read)["paths"]?.arrayValue ?? []
         #expect(paths.map { $0["lookup"] } == ["found", "found", "absent"])
         #expect(paths[1]["value"] == ["2vxsx-fae"])
+        let badID = try omni(["metadata", "aaaaa-ab"])
+        #expect(badID.status == 3 && badID.stderrText.contains("CANISTER"), "a malformed id, as in the offline commands: \(badID.stderrText)")
         let metadata = try omni(["metadata", canister])
         #expect(metadata.status == 0 && metadata.stdoutText.contains("greet : (text) -> (text) query"))
         let subnet = try replica.string("subnet_id")

@@ -336,5 +336,14 @@ struct AgentReplicaTests {
             _ = try ICAgent.effectiveCanisterID(canister: .managementCanister, method: "create_canister", arg: try Candid.encode([]),
                                                 explicit: nil)
         }
+        let ledger = try Principal(icText: "ryjl3-tyaaa-aaaaa-aaaba-cai")
+        #expect(try ICAgent.effectiveCanisterID(canister: .managementCanister, method: "create_canister", arg: try Candid.encode([]),
+                                                explicit: ledger) == ledger)
+        #expect(try ICAgent.effectiveCanisterID(canister: replica.canister, method: "greet", arg: [], explicit: replica.canister)
+                == replica.canister)
+        // Another canister's id would have the answer checked against that canister's subnet.
+        #expect(throws: ICError.self) {
+            _ = try ICAgent.effectiveCanisterID(canister: replica.canister, method: "greet", arg: [], explicit: ledger)
+        }
     }
 }

@@ -45,6 +45,9 @@ struct AgentUnitTests {
                 == .canisterMetadata(canister.bytes, name: "candid:service"))
         let id = try RequestID(bytes: [UInt8](repeating: 0xab, count: 32))
         #expect(try StatePath(text: "/request_status/0x" + id.hex) == .requestStatus(id))
+        // A bare request id, as `description` prints it: the text form round-trips.
+        #expect(try StatePath(text: "/request_status/" + id.hex) == .requestStatus(id))
+        #expect(try StatePath(text: StatePath.requestStatus(id).appending("reply").description) == StatePath.requestStatus(id).appending("reply"))
         // Not a principal (bad checksum): kept as text.
         #expect(try StatePath(text: "/a-b").labels == [Array("a-b".utf8)])
         #expect(throws: ICError.self) { _ = try StatePath(text: "/a//b") }

@@ -332,18 +332,24 @@ import Testing
         #expect(nnsInfo.subnetID == ICRootKey.mainnet.subnetID && nnsInfo.publicKeyDER == ICRootKey.mainnetDER)
         let ledgerCanister = try principal("ryjl3-tyaaa-aaaaa-aaaba-cai")
         #expect(!nnsInfo.nodeKeys.isEmpty && nnsInfo.serves(ledgerCanister))
-        // Ranges from the sharded layout in the certificate's own tree.
+        // A subnet read: the subnet's own tree lists its ranges (sharded layout), but only the root-signed delegation
+        // may say which canisters a subnet serves, and this delegation lists none: the node keys serve no canister.
         let uzr34 = try #require(byID["agent-rs/uzr34_node_keys"])
         let uzr34ID = try principal("uzr34-akd3s-xrdag-3ql62-ocgoh-ld2ao-tamcv-54e7j-krwgb-2gm4z-oqe")
-        let uzr34Info = try uzr34.certificate.verify(scope: .subnet(uzr34ID), freshness: .at(try uzr34.time)).subnetInfo()
-        #expect(uzr34Info.serves(try principal("rdmx6-jaaaa-aaaaa-aaadq-cai")) && uzr34Info.nodeKeys.count == 34)
+        let uzr34Verified = try uzr34.certificate.verify(scope: .subnet(uzr34ID), freshness: .at(try uzr34.time))
+        let rdmx6 = try principal("rdmx6-jaaaa-aaaaa-aaadq-cai")
+        #expect(try uzr34Verified.tree.canisterRanges(of: uzr34ID)?.contains { $0.contains(rdmx6) } == true)
+        let uzr34Info = try uzr34Verified.subnetInfo()
+        #expect(!uzr34Info.serves(rdmx6) && uzr34Info.canisterRanges.isEmpty && uzr34Info.nodeKeys.count == 34)
         let internetIdentity = try #require(byID["agent-js/bin/with_subnet_key.bin"])
         let iiInfo = try internetIdentity.certificate.verify(scope: .canister(try principal("rdmx6-jaaaa-aaaaa-aaadq-cai")),
                                                              freshness: .at(try internetIdentity.time)).subnetInfo()
         let iiNodes = try #require(try internetIdentity.derived["subnet"]?[uzr34ID.text]?.array("node_public_keys"))
         #expect(iiInfo.subnetID == uzr34ID && iiInfo.nodeKeys.count == iiNodes.count)
-        // A subnet the certificate says nothing about.
-        expectICError(.verificationFailed, reason: .lookup) { _ = try verified.subnetInfo(uzr34ID) }
+        // A delegated certificate speaks only for its own subnet.
+        expectICError(.verificationFailed, reason: .delegation) { _ = try verified.subnetInfo(uzr34ID) }
+        // A root-signed one speaks for any subnet, but must certify the one asked about.
+        expectICError(.verificationFailed, reason: .lookup) { _ = try nns.subnetInfo(uzr34ID) }
     }
 
     @Test("bls_signatures.json: each triple is a certificate or delegation signature in certificates.json and verifies as labelled")

@@ -63,6 +63,24 @@ import Testing
         expectICError(.malformed, "ranges not CBOR") { _ = try bad.canisterRanges(of: subnet) }
     }
 
+    /// The subnet's own tree claims more canisters than the root-signed delegation gives it: the node keys it
+    /// reveals must serve only the delegated ranges, or a subnet could vouch for queries to other subnets' canisters.
+    @Test func subnetInfoRangesComeFromTheDelegation() throws {
+        let subnet = try subnet
+        let ledger = try principal("ryjl3-tyaaa-aaaaa-aaaba-cai")
+        let claimed = try CBOR.array([[.bytes(try rangeLow.bytes), .bytes(try rangeHigh.bytes)],
+                                      [.bytes(ledger.bytes), .bytes(ledger.bytes)]]).encoded()
+        let node = try principal("2vxsx-fae")
+        let subnetTree = TestCertificates.node([(subnet.bytes, TestCertificates.node([
+            ("canister_ranges", HashTree.leaf(claimed)),
+            ("node", TestCertificates.node([(node.bytes, TestCertificates.node([("public_key", HashTree.leaf([1, 2, 3]))]))])),
+        ]))])
+        let info = try verify(try delegated([("subnet", subnetTree)])).subnetInfo()
+        #expect(info.serves(try canister) && !info.serves(ledger), "\(info.canisterRanges)")
+        #expect(info.canisterRanges == [CanisterRange(lowest: try rangeLow, highest: try rangeHigh)])
+        #expect(info.publicKeyDER == subnetKey.der && info.nodeKeys[node] == [1, 2, 3])
+    }
+
     @Test func requestStatusInterpretation() throws {
         let id = try RequestID(bytes: [UInt8](repeating: 0xab, count: 32))
         func status(_ fields: [(String, HashTree)]) throws -> RequestStatus {

@@ -106,7 +106,7 @@ enum ICBLSVerifyCommand {
     /// one randomised batch verification (falling back to singles to name the failures). Lines that are not
     /// usable are reported in place as invalid with the reason, so output lines always match input lines.
     static func verifyBatch(path: String, dst: [UInt8], invocation: Invocation) throws -> CommandResult {
-        let bytes = path == "-" ? try invocation.streams.stdinBytes() : try FileInput.read(path, label: "--batch")
+        let bytes = try ICInput.file(path, label: "--batch", invocation: invocation, maxBytes: FileInput.maximumBytes)
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
             .filter { !$0.allSatisfy(\.isWhitespace) }

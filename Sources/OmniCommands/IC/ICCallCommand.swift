@@ -14,9 +14,10 @@ enum ICCallCommand {
             subnet delegation, canister ranges, /time within --time-tolerance) and the request status read from it. \
             If the replica answers 202 (still running), omni polls the certified request status every \
             --poll-interval, at most --poll-attempts times, showing progress on stderr. A reply is printed with the \
-            method's types; a reject with its code, message and error code (exit 4; "certified" says whether it \
-            came from consensus); a call whose reply was already forgotten is reported as done without reply \
-            (exit 1). Each call carries a random nonce, so repeating a command makes a new call. \
+            method's types; a certified reject with its code, message and error code (exit 4). A reject the \
+            replica sends before consensus carries no certificate: it is reported on stderr as an error, never \
+            printed as a result (exit 4). A call whose reply was already forgotten is reported as done without \
+            reply (exit 1). Each call carries a random nonce, so repeating a command makes a new call. \
             --output candid (the default) prints Candid text, json the values with the request id and how they \
             were verified, hex the reply bytes as hex, raw the reply bytes themselves.
             """,
@@ -33,7 +34,7 @@ enum ICCallCommand {
         ],
         outputAliases: ICCanisterCallSupport.outputAliases
     ) { invocation in
-        let target = try ICNetworkOptions.principal(try invocation.argument(ICQueryCommand.canister) ?? "", what: "CANISTER")
+        let target = try ICInput.principal(try invocation.argument(ICQueryCommand.canister) ?? "", label: "CANISTER")
         let methodName = try invocation.argument(ICQueryCommand.method) ?? ""
         let wait = !(try invocation.flag(asyncFlag))
         let progress = invocation.progress("Waiting")
@@ -47,11 +48,11 @@ enum ICCallCommand {
         let arg = try ICCanisterCallSupport.encodeArguments(invocation, argument: ICQueryCommand.arguments, function: function,
                                                             interface: interface)
         let effective = try invocation.value(ICCanisterCallSupport.effectiveCanister).map {
-            try ICNetworkOptions.principal($0, what: "--effective-canister-id")
+            try ICInput.principal($0, label: "--effective-canister-id")
         }
         let result = try agent.call(canister: target, method: methodName, arg: arg, effectiveCanister: effective, wait: wait)
         let context = ReplyContext.call(result, canister: target, method: methodName, function: function, interface: interface)
         invocation.detail(context.verificationText)
-        return ICCanisterCallSupport.result(result.outcome, context: context, invocation: invocation)
+        return try ICCanisterCallSupport.callResult(result, context: context, invocation: invocation)
     }
 }

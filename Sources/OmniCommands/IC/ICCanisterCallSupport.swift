@@ -19,7 +19,8 @@ enum ICCanisterCallSupport {
         default: .candid, group: "Candid")
     static let effectiveCanister = Option<String>(
         "effective-canister-id", valueName: "ID",
-        help: "Route the request to this canister's subnet. Default: the canister itself; for aaaaa-aa the argument's canister_id.",
+        help: "For aaaaa-aa: route the request to this canister's subnet (default: the argument's canister_id; needed for "
+            + "create_canister). Any other canister is its own effective id.",
         group: "Network")
 
     enum ArgsFormat: String, CaseIterable, ArgumentValue { case candid, json, hex, binary }
@@ -43,25 +44,23 @@ enum ICCanisterCallSupport {
     /// `candid:service`. A canister without one, or with one that does not parse, is used untyped with a note.
     static func interface(_ invocation: Invocation, agent: ICAgent, canister: Principal, needed: Bool) throws -> CandidInterface? {
         if let path = try invocation.value(candid) {
-            do { return try CandidInterface.load(contentsOf: URL(fileURLWithPath: path)) } catch {
-                throw ICError(.malformed, "--candid \(path): \(error)", location: path)
-            }
+            return try CandidTypeOptions.loadInterface(path, invocation: invocation, label: "--candid")
         }
         guard needed, canister != .managementCanister else { return nil }
-        let lookup: LookupResult
+        let metadata: (lookup: LookupResult, read: StateRead)
         do {
-            lookup = try agent.metadata(canister: canister, name: "candid:service").lookup
+            metadata = try agent.metadata(canister: canister, name: "candid:service")
         } catch let error as TransportError where error.kind == .rejected {
             invocation.note("note: cannot read the candid:service metadata of \(canister) (\(error.message)); values are untyped")
             return nil
         }
-        guard case .found(let bytes) = lookup else {
+        guard case .found(let bytes) = metadata.lookup else {
             invocation.note("note: \(canister) publishes no candid:service metadata; values are untyped (give --candid FILE for field names)")
             return nil
         }
         do {
             let interface = try CandidInterface.parse(String(decoding: bytes, as: UTF8.self), file: "candid:service of \(canister)")
-            invocation.detail("typed with the verified candid:service of \(canister)")
+            invocation.detail("typed with the \(metadata.read.verified ? "verified" : "unverified (--unsafe)") candid:service of \(canister)")
             return interface
         } catch {
             invocation.note("note: the candid:service metadata of \(canister) does not parse (\(error)); values are untyped")
@@ -171,6 +170,17 @@ enum ICCanisterCallSupport {
         }
     }
 
+    /// Prints an update call's outcome (see `result`). A reject the replica sent outside consensus
+    /// (`non_replicated_rejection`, a v2 reject body) carries no certificate and no signature: unless `--unsafe` was
+    /// given it is reported on stderr as an error (exit 4), so that nothing unauthenticated reaches stdout.
+    static func callResult(_ call: CallResult, context: ReplyContext, invocation: Invocation) throws -> CommandResult {
+        if call.verified, call.certificate == nil, case .rejected(let reject) = call.outcome {
+            throw TransportError(.rejected, "the replica refused call \(call.requestID) before consensus; this reject is not "
+                                 + "certified, so it is not printed as a result: \(reject)")
+        }
+        return result(call.outcome, context: context, invocation: invocation)
+    }
+
     /// Prints an outcome: the reply in the chosen form (exit 0), a reject (exit 4), done without reply (exit 1),
     /// accepted (exit 0, the request id).
     static func result(_ outcome: CallOutcome, context: ReplyContext, invocation: Invocation) -> CommandResult {
@@ -206,7 +216,7 @@ struct ReplyContext {
     let method: String?
     let function: CandidFunctionType?
     let interface: CandidInterface?
-    /// `{"kind": "node_signatures" | "certificate" | "none" | "uncertified", …}`.
+    /// `{"kind": "node_signatures" | "certificate" | "none", …}`.
     let verification: JSONValue
     let verificationText: String
 
@@ -248,7 +258,8 @@ struct ReplyContext {
 
     static func certificateVerification(_ certificate: VerifiedCertificate?, verified: Bool) -> (JSONValue, String) {
         guard verified else { return (["kind": "none"], "NOT verified (--unsafe)") }
-        guard let certificate else { return (["kind": "uncertified"], "not certified: refused before consensus") }
+        // Only a call accepted without waiting has no certificate (uncertified rejects never get here).
+        guard let certificate else { return (["kind": "none"], "nothing to verify yet: the call was accepted (202), not waited for") }
         let json: JSONValue = .object([
             "kind": "certificate", "subnet_id": .string(certificate.subnetID.text), "delegated": .bool(certificate.isDelegated),
             "time": .string(String(certificate.time)), "time_rfc3339": .string(ICTime.format(certificate.time)),

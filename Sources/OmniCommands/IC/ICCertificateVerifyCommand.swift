@@ -15,9 +15,6 @@ enum ICCertificateVerifyCommand {
                                          help: "The effective canister id the certificate must be authoritative for.")
     static let subnet = Option<String>("subnet", valueName: "ID",
                                        help: "For subnet read_state certificates: the subnet they must come from.")
-    static let rootKey = Option<String>("root-key", valueName: "mainnet|HEX|@FILE",
-                                        help: "The root of trust: the pinned mainnet key, or a local replica's key (DER or raw, hex).",
-                                        defaultDescription: "mainnet", source: .content)
     static let at = Option<String>("at", valueName: "TIME",
                                    help: "Check /time against this instant instead of the clock (RFC 3339 or ns since the epoch).",
                                    defaultDescription: "now")
@@ -40,7 +37,7 @@ enum ICCertificateVerifyCommand {
             labels (request ids) for their bytes, anything else for its UTF-8 text. Each lookup prints found \
             (with the value), absent (the tree proves there is none), unknown (pruned), or error (an inner node).
             """,
-        options: [input, canister, subnet, rootKey, at, tolerance, lookup], arguments: [certificate.spec],
+        options: [input, canister, subnet, ICInput.offlineRootKey, at, tolerance, lookup], arguments: [certificate.spec],
         examples: [
             Example("omni ic certificate verify @cert.hex --canister ryjl3-tyaaa-aaaaa-aaaba-cai --at 2025-11-22T07:35:00Z",
                     "Check an old mainnet certificate at the time it was made."),
@@ -59,7 +56,7 @@ enum ICCertificateVerifyCommand {
         } else {
             scope = .subnet(try ICInput.principal(try invocation.require(subnet), label: "--subnet"))
         }
-        let key = try rootKey(invocation, option: rootKey)
+        let key = try ICInput.rootKey(invocation, option: ICInput.offlineRootKey) ?? .mainnet
         let reference = try invocation.value(at).map { try ICInput.time($0, label: "--at") } ?? IngressExpiry.currentTime()
         let freshness = Freshness.at(reference, tolerance: ICInput.nanoseconds(try invocation.value(tolerance) ?? .seconds(300)))
         let paths = try invocation.values(lookup).map { try statePath($0) }
@@ -145,47 +142,14 @@ enum ICCertificateVerifyCommand {
         return (try ICCertificate(decoding: bytes), "certificate")
     }
 
-    /// `--root-key`: "mainnet" (the default), hex of the DER or raw key, or a file with either (or the DER bytes).
-    static func rootKey(_ invocation: Invocation, option: Option<String>) throws -> ICRootKey {
-        guard let raw = try invocation.bytes(of: option) else { return .mainnet }
-        let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text == "mainnet" { return .mainnet }
-        do {
-            if !text.isEmpty, text.utf8.allSatisfy({ $0.isHexDigitASCII || $0 == UInt8(ascii: "x") }) {
-                return try ICRootKey(hex: text)
-            }
-            return try ICRootKey(der: raw)
-        } catch {
-            throw ICError(error.kind, "--root-key: \(error.message)")
-        }
-    }
-
-    /// `/a/b/c` with each label a principal's text, 0x-hex, 64 hex digits, or UTF-8 text.
+    /// A `--lookup` path (`StatePath(text:)`), which here must start with `/`.
     static func statePath(_ text: String) throws -> StatePath {
         guard text.hasPrefix("/") else {
             throw ICError(.malformed, "--lookup: \"\(ICInput.sample(text))\" is not a path; paths start with / (e.g. /time)")
         }
-        let parts = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count <= StatePath.maxLabels else {
-            throw ICError(.malformed, "--lookup: a path has at most \(StatePath.maxLabels) labels")
+        do throws(ICError) { return try StatePath(text: text) } catch {
+            throw ICError(.malformed, "--lookup: \(error.message)")
         }
-        if parts == [""] { return StatePath([]) }
-        var labels: [[UInt8]] = []
-        for part in parts {
-            let label = String(part)
-            if label.hasPrefix("0x") {
-                do { labels.append(try Hex.decode(label, allowPrefix: true)) } catch {
-                    throw ICError(.malformed, "--lookup: label \"\(ICInput.sample(label))\" is not hex: \(error.message)")
-                }
-            } else if label.utf8.count == 64, label.utf8.allSatisfy({ $0.isHexDigitASCII }), let bytes = try? Hex.decode(label) {
-                labels.append(bytes)
-            } else if label.contains("-"), Principal.textProblem(label) == nil, let principal = try? Principal(icText: label) {
-                labels.append(principal.bytes)
-            } else {
-                labels.append(Array(label.utf8))
-            }
-        }
-        return StatePath(labels)
     }
 
     static func scopeJSON(_ scope: CertificateScope) -> JSONObject {

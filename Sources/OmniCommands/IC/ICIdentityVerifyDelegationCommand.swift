@@ -13,8 +13,6 @@ enum ICIdentityVerifyDelegationCommand {
     static let at = Option<String>("at", valueName: "TIME", help: "Check expiry at this time (RFC 3339 or ns since the epoch).",
                                    defaultDescription: "now")
     static let canister = Option<String>("canister", valueName: "ID", help: "Also check that the chain may call this canister.")
-    static let rootKey = Option<String>("root-key", valueName: "mainnet|HEX|@FILE",
-                                       help: "The root key that canister signatures in the chain verify under.", source: .content)
 
     static let command = Command(
         "verify-delegation", abstract: "Verify a delegation chain or session file (exit 0 valid, 1 not valid with the reason).",
@@ -24,7 +22,7 @@ enum ICIdentityVerifyDelegationCommand {
             expired at --at, and with --canister that every restricting delegation lists the canister. A session \
             file's chain must also end in its session key. Reasons: delegation_chain, expired, target.
             """,
-        options: [at, canister, rootKey], arguments: [chainArgument.spec],
+        options: [at, canister, ICInput.offlineRootKey], arguments: [chainArgument.spec],
         examples: [
             Example("omni ic identity verify-delegation @ci.session.json --canister ryjl3-tyaaa-aaaaa-aaaba-cai",
                     "Is the session still good for the ledger?"),
@@ -55,7 +53,7 @@ enum ICIdentityVerifyDelegationCommand {
         }
         let time = try invocation.value(at).map { try ICInput.time($0, label: "--at") } ?? IngressExpiry.currentTime()
         let target = try invocation.value(canister).map { try ICInput.principal($0, label: "--canister") }
-        let key = try ICCertificateVerifyCommand.rootKey(invocation, option: rootKey)
+        let key = try ICInput.rootKey(invocation, option: ICInput.offlineRootKey) ?? .mainnet
 
         var object = JSONObject()
         object.append("input", .string(kind))

@@ -22,7 +22,7 @@ enum ICMetadataCommand {
                     "Another section, from a local replica."),
         ]
     ) { invocation in
-        let target = try ICNetworkOptions.principal(try invocation.argument(canister) ?? "", what: "CANISTER")
+        let target = try ICInput.principal(try invocation.argument(canister) ?? "", label: "CANISTER")
         let section = try invocation.argument(name) ?? "candid:service"
         let progress = invocation.progress("Reading")
         defer { progress.finish() }

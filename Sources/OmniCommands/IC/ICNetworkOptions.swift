@@ -32,14 +32,6 @@ enum ICNetworkOptions {
         help: "How far a certificate's /time or a query signature's timestamp may be from this machine's clock.",
         default: .seconds(300), defaultDescription: "5m", environment: "OMNI_IC_TIME_TOLERANCE", config: "ic.time_tolerance",
         group: "Trust")
-    static let identity = Option<String>(
-        "identity", valueName: "NAME",
-        help: "Sign as this stored identity ('anonymous' for none). Default: the one chosen with 'omni ic identity use', "
-            + "else anonymous.",
-        environment: "OMNI_IDENTITY", config: "ic.identity", group: "Identity")
-    static let pem = Option<String>(
-        "pem", valueName: "FILE", help: "Sign with the private key in this PEM file (the formats dfx writes).",
-        source: .path, group: "Identity")
     static let pollInterval = Option<Duration>(
         "poll-interval", valueName: "DURATION", help: "Time between request-status polls after a call was accepted (202).",
         default: .seconds(1), defaultDescription: "1s", environment: "OMNI_IC_POLL_INTERVAL", config: "ic.poll_interval",
@@ -59,8 +51,8 @@ enum ICNetworkOptions {
     /// Network and trust options (every networked command).
     static let connection: [any OptionDeclaration] = [network, rootKey, fetchRootKey, unsafe, timeTolerance, requestTimeout,
                                                       maxResponseSize]
-    /// Who signs.
-    static let signing: [any OptionDeclaration] = [identity, pem]
+    /// Who signs (the same options as the offline 'omni ic sign').
+    static let signing: [any OptionDeclaration] = ICIdentitySelection.options
     /// How long to wait for an update call's result.
     static let waiting: [any OptionDeclaration] = [pollInterval, pollAttempts]
 
@@ -73,9 +65,9 @@ enum ICNetworkOptions {
         return try ICNetwork(try invocation.value(network) ?? "ic")
     }
 
-    /// An agent configured from the options; `signer` false means the command never signs (identity options are
-    /// not offered), so it runs anonymously. Polling is drawn on `progress` (the caller finishes it).
-    static func agent(_ invocation: Invocation, progress: OmniCLI.Progress, signer: Bool = true, networkHint: String? = nil) throws -> ICAgent {
+    /// An agent configured from the options, signing as `ICIdentitySelection` says. Polling is drawn on `progress`
+    /// (the caller finishes it).
+    static func agent(_ invocation: Invocation, progress: OmniCLI.Progress, networkHint: String? = nil) throws -> ICAgent {
         let network = try resolveNetwork(invocation, hint: networkHint)
         let verifies = !(try invocation.flag(unsafe))
         if !verifies {
@@ -91,13 +83,13 @@ enum ICNetworkOptions {
                                                   rootKey: try trustedRootKey(invocation, network: network, verifies: verifies,
                                                                               transport: transport))
         configuration.verifies = verifies
-        configuration.freshnessTolerance = nanoseconds(try invocation.value(timeTolerance) ?? .seconds(300))
+        configuration.freshnessTolerance = ICInput.nanoseconds(try invocation.value(timeTolerance) ?? .seconds(300))
         configuration.pollInterval = try invocation.value(pollInterval) ?? .seconds(1)
         configuration.pollAttempts = try invocation.value(pollAttempts) ?? 30
         configuration.requestTimeout = try invocation.value(requestTimeout) ?? .seconds(20)
         configuration.maxResponseBytes = (try invocation.value(maxResponseSize))?.bytes ?? ResponseLimits.maxBytes
         configuration.nodeKeyCache = NodeKeyCache(directories: Directories(environment: invocation.environment))
-        let identity = signer ? try signingIdentity(invocation) : .anonymous
+        let identity = try ICIdentitySelection.resolve(invocation).identity
         return try ICAgent(configuration: configuration, identity: identity, transport: transport) { event in
             report(event, invocation: invocation, progress: progress)
         }
@@ -122,7 +114,7 @@ enum ICNetworkOptions {
     /// only, with a warning) the replica's own report with `--fetch-root-key`.
     static func trustedRootKey(_ invocation: Invocation, network: ICNetwork, verifies: Bool,
                                transport: any ICTransport) throws -> ICRootKey {
-        let given = try invocation.value(rootKey)
+        let given = try ICInput.rootKey(invocation, option: rootKey)
         let fetch = try invocation.flag(fetchRootKey)
         if fetch {
             if given != nil {
@@ -142,8 +134,7 @@ enum ICNetworkOptions {
                 + "reports about itself; certificates only prove what that replica says") + "\n")
             return key
         }
-        if let given {
-            let key = try parseRootKey(given, invocation: invocation)
+        if let key = given {
             if network.isMainnet && !key.isMainnet {
                 throw CLIError(.configuration, "\(network.url) is the mainnet: it is verified with the pinned mainnet root key only")
             }
@@ -152,48 +143,6 @@ enum ICNetworkOptions {
         if network.isMainnet || !verifies || !network.isLoopback { return .mainnet }
         throw CLIError(.configuration, "the replica at \(network.url) has its own root key: give it with --root-key HEX|@FILE "
                        + "(see 'omni ic status --network \(network.name ?? network.url)') or use --fetch-root-key")
-    }
-
-    /// `mainnet`, hex (DER or raw point), or the bytes of a DER file.
-    static func parseRootKey(_ text: String, invocation: Invocation) throws -> ICRootKey {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed == "mainnet" { return .mainnet }
-        if let bytes = try invocation.bytes(of: rootKey), bytes.count == 133, bytes.first == 0x30 {
-            return try ICRootKey(der: bytes)
-        }
-        return try ICRootKey(hex: trimmed)
-    }
-
-    /// `--pem FILE`, `--identity NAME` (or its env/config), the store's default, else anonymous.
-    static func signingIdentity(_ invocation: Invocation) throws -> ICIdentity {
-        if invocation.isGiven(pem) && invocation.isGiven(identity) {
-            throw CLIError.usage("--pem and --identity cannot be combined", commandPath: invocation.commandPath)
-        }
-        if let path = try invocation.value(pem) {
-            let text = String(decoding: try FileInput.read(path, label: "--pem"), as: UTF8.self)
-            do throws(ICError) { return try ICIdentity(pem: text) } catch {
-                throw ICError(error.kind, "--pem \(path): \(error.message)", reason: error.reason, location: path)
-            }
-        }
-        let store = IdentityStore(directories: Directories(environment: invocation.environment))
-        if let name = try invocation.value(identity) {
-            return name == "anonymous" ? .anonymous : try store.load(name)
-        }
-        return try store.loadDefault() ?? .anonymous
-    }
-
-    static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 0 }
-        let (scaled, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? UInt64.max : scaled &+ UInt64(attoseconds / 1_000_000_000)
-    }
-
-    /// A canister or subnet id argument.
-    static func principal(_ text: String, what: String) throws -> Principal {
-        do throws(ICError) { return try Principal(icText: text) } catch {
-            throw ICError(.invalidArgument, "\(what): \(error.message)")
-        }
     }
 }
 

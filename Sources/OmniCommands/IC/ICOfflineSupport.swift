@@ -106,6 +106,36 @@ enum ICInput {
         return try Subaccount(hex: padded)
     }
 
+    /// `--root-key` of the offline checks (certificate verify, verify-delegation); the networked commands have
+    /// their own, which also reads the environment and the config file.
+    static let offlineRootKey = Option<String>(
+        "root-key", valueName: "mainnet|HEX|@FILE",
+        help: "The root of trust certificates verify under: the pinned mainnet key, or a local replica's key (hex of "
+            + "the DER or the raw point, or @FILE).",
+        defaultDescription: "mainnet", source: .content)
+
+    /// A `--root-key` value: `mainnet`, hex of the 133-byte DER or of the 96-byte point, or a file (@FILE) holding
+    /// either or the DER bytes themselves; nil when the option is not set. The command line's bytes are read once.
+    static func rootKey(_ invocation: Invocation, option: Option<String>) throws -> ICRootKey? {
+        let raw: [UInt8]
+        if let given = try invocation.bytes(of: option) {
+            raw = given
+        } else if let text = try invocation.value(option) {
+            raw = Array(text.utf8)
+        } else {
+            return nil
+        }
+        let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text == "mainnet" { return .mainnet }
+        do throws(ICError) {
+            // Binary DER starts with a SEQUENCE byte and is 133 bytes; hex text of a key never has that length.
+            if raw.count == BLS.icPublicKeyDERPrefix.count + BLS.publicKeyLength, raw.first == 0x30 { return try ICRootKey(der: raw) }
+            return try ICRootKey(hex: text)
+        } catch {
+            throw ICError(error.kind, "--root-key: \(error.message)")
+        }
+    }
+
     /// An instant: RFC 3339 or nanoseconds since the epoch.
     static func time(_ text: String, label: String) throws -> UInt64 {
         do { return try ICTime.parse(text) } catch {
@@ -180,12 +210,14 @@ enum ICIdentityStore {
     }
 }
 
-/// `--identity NAME` / `--pem FILE`: who signs. Without either, the default identity, else anonymous.
+/// `--identity NAME` / `--pem FILE`: who signs, for every command that signs (offline and networked). Without
+/// either, the default identity, else anonymous.
 enum ICIdentitySelection {
     static let identity = Option<String>(
         "identity", valueName: "NAME",
-        help: "Sign as this stored identity (see 'omni ic identity list'); default: the default identity, else anonymous.",
-        environment: "OMNI_IDENTITY", group: "Identity")
+        help: "Sign as this stored identity ('anonymous' for none; see 'omni ic identity list'). Default: the one chosen "
+            + "with 'omni ic identity use', else anonymous.",
+        environment: "OMNI_IDENTITY", config: "ic.identity", group: "Identity")
     static let pem = Option<String>(
         "pem", valueName: "FILE",
         help: "Sign with the private key in this PEM file (Ed25519, secp256k1 or P-256; dfx's identity.pem works as is).",
@@ -203,13 +235,12 @@ enum ICIdentitySelection {
             do {
                 return (try ICIdentity(pem: String(decoding: bytes, as: UTF8.self)), "PEM file \(path)")
             } catch {
-                throw ICError(error.kind, "--pem \(path): \(error.message)", reason: error.reason)
+                throw ICError(error.kind, "--pem \(path): \(error.message)", reason: error.reason, location: path)
             }
         }
         let store = ICIdentityStore.open(invocation)
         if let name = try invocation.value(identity) {
-            if name == "anonymous" && !store.contains(name) { return (.anonymous, "anonymous") }
-            return (try store.load(name), "identity \(name)")
+            return name == "anonymous" ? (.anonymous, "anonymous") : (try store.load(name), "identity \(name)")
         }
         if let name = try store.defaultName() { return (try store.load(name), "identity \(name) (the default)") }
         return (.anonymous, "anonymous (no default identity)")

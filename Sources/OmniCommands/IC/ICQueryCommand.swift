@@ -33,7 +33,7 @@ enum ICQueryCommand {
         ],
         outputAliases: ICCanisterCallSupport.outputAliases
     ) { invocation in
-        let target = try ICNetworkOptions.principal(try invocation.argument(canister) ?? "", what: "CANISTER")
+        let target = try ICInput.principal(try invocation.argument(canister) ?? "", label: "CANISTER")
         let methodName = try invocation.argument(method) ?? ""
         let progress = invocation.progress("Waiting")
         defer { progress.finish() }
@@ -48,7 +48,7 @@ enum ICQueryCommand {
         }
         let arg = try ICCanisterCallSupport.encodeArguments(invocation, argument: arguments, function: function, interface: interface)
         let effective = try invocation.value(ICCanisterCallSupport.effectiveCanister).map {
-            try ICNetworkOptions.principal($0, what: "--effective-canister-id")
+            try ICInput.principal($0, label: "--effective-canister-id")
         }
         let result = try agent.query(canister: target, method: methodName, arg: arg, effectiveCanister: effective)
         let context = ReplyContext.query(result, canister: target, method: methodName, function: function, interface: interface)

@@ -34,11 +34,11 @@ enum ICReadStateCommand {
         ]
     ) { invocation in
         var words = invocation.parsed.positionals
-        let subnetID = try invocation.value(subnet).map { try ICNetworkOptions.principal($0, what: "--subnet") }
+        let subnetID = try invocation.value(subnet).map { try ICInput.principal($0, label: "--subnet") }
         var canisterID: Principal?
         if subnetID == nil {
             guard !words.isEmpty else { throw CLIError.usage("missing argument <canister> (or give --subnet ID)", commandPath: invocation.commandPath) }
-            canisterID = try ICNetworkOptions.principal(words.removeFirst(), what: "CANISTER")
+            canisterID = try ICInput.principal(words.removeFirst(), label: "CANISTER")
         }
         let statePaths = try (words.isEmpty ? ["/time"] : words).map { text in
             do throws(ICError) { return try StatePath(text: text) } catch { throw CLIError.usage("PATH \(text): \(error.message)", commandPath: invocation.commandPath) }

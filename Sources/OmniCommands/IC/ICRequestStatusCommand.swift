@@ -35,7 +35,7 @@ enum ICRequestStatusCommand {
         do throws(ICError) { id = try RequestID(hex: idText) } catch {
             throw ICError(.invalidArgument, "REQUEST_ID: \(error.message)")
         }
-        let target = try ICNetworkOptions.principal(try invocation.argument(canister) ?? "", what: "CANISTER")
+        let target = try ICInput.principal(try invocation.argument(canister) ?? "", label: "CANISTER")
         let progress = invocation.progress("Waiting")
         defer { progress.finish() }
         let agent = try ICNetworkOptions.agent(invocation, progress: progress)

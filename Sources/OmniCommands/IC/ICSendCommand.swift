@@ -30,7 +30,7 @@ enum ICSendCommand {
         outputAliases: ICCanisterCallSupport.outputAliases
     ) { invocation in
         let path = try invocation.argument(file) ?? "-"
-        let bytes = path == "-" ? try invocation.streams.stdinBytes() : try FileInput.read(path, label: "FILE")
+        let bytes = try ICInput.file(path, label: "FILE", invocation: invocation, maxBytes: SignedRequestFile.maxFileBytes)
         let text = String(decoding: bytes, as: UTF8.self)
         let signed: SignedRequestFile
         do throws(ICError) { signed = try SignedRequestFile(text: text) } catch {
@@ -56,7 +56,7 @@ enum ICSendCommand {
             let (interface, function) = try types(invocation, agent: agent, canister: canister, method: method, outcome: result.outcome)
             let context = ReplyContext.call(result, canister: canister, method: method, function: function, interface: interface)
             invocation.detail(context.verificationText)
-            return ICCanisterCallSupport.result(result.outcome, context: context, invocation: invocation)
+            return try ICCanisterCallSupport.callResult(result, context: context, invocation: invocation)
         case .query(let result):
             guard case .query(let canister, let method, _) = request.body else { throw ICError(.internalFailure, "not a query") }
             var outcome: CallOutcome

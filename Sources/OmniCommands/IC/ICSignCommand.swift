@@ -11,7 +11,7 @@ enum ICSignCommand {
     static let method = Option<String>("method", valueName: "NAME", help: "The method to call.")
     static let args = Argument<String>("ARGS", help: "The argument: Candid text like '(42, \"hi\")' by default; '()' when omitted.",
                                        optional: true, source: .content)
-    static let argsFormat = Option<ArgsFormat>("args-format", valueName: "FORMAT", help: "How ARGS is written (json needs --candid).", default: .candid)
+    static let argsFormat = Option<ICCanisterCallSupport.ArgsFormat>("args-format", valueName: "FORMAT", help: "How ARGS is written (json needs --candid).", default: .candid)
     static let candid = Option<String>("candid", valueName: "FILE", help: "The canister's .did file: ARGS are typed by the method's argument types.",
                                        source: .path)
     static let query = Flag("query", help: "Sign a query.")
@@ -20,13 +20,9 @@ enum ICSignCommand {
                                          default: .seconds(300), defaultDescription: "5m")
     static let expiresAt = Option<String>("expires-at", valueName: "TIME",
                                           help: "The exact ingress expiry (RFC 3339 or ns), when this machine's clock is not to be trusted.")
-    static let effectiveCanister = Option<String>("effective-canister", valueName: "ID",
-                                                  help: "Route to this canister (management canister calls whose argument names none).")
     static let nonce = Option<String>("nonce", valueName: "HEX", help: "A nonce (up to 32 bytes) to tell otherwise identical requests apart.")
     static let file = Option<String>("file", valueName: "FILE", help: "Where to write the signed request (JSON, mode 0600).", source: .path)
     static let force = Flag("force", help: "Overwrite FILE if it exists.")
-
-    enum ArgsFormat: String, CaseIterable, ArgumentValue { case candid, json, hex, binary }
 
     /// The longest expiry offered: requests can be signed well ahead and sent in their last 5 minutes.
     static let maxExpiry: UInt64 = 30 * 24 * 3600 * 1_000_000_000
@@ -43,7 +39,7 @@ enum ICSignCommand {
             --expiry (default 5m), or sign with a later --expires-at and send it in its last 5 minutes.
             """,
         options: [canister, method, query, update, candid, argsFormat] + ICIdentitySelection.options
-            + [expiry, expiresAt, effectiveCanister, nonce, file, force],
+            + [expiry, expiresAt, ICCanisterCallSupport.effectiveCanister, nonce, file, force],
         arguments: [args.spec],
         examples: [
             Example("omni ic sign --canister ryjl3-tyaaa-aaaaa-aaaba-cai --method icrc1_transfer --update --candid ledger.did "
@@ -59,19 +55,14 @@ enum ICSignCommand {
         if !(try invocation.flag(force)), FileManager.default.fileExists(atPath: output) {
             throw CLIError.usage("\(output) exists; add --force to overwrite it", commandPath: path)
         }
-        let interface = try invocation.value(candid).map { try loadInterface($0, invocation: invocation) }
+        let interface = try invocation.value(candid).map { try CandidTypeOptions.loadInterface($0, invocation: invocation, label: "--candid") }
         let isQuery = try kind(invocation, interface: interface, method: methodName)
         let (argument, values) = try encodeArguments(invocation, interface: interface, method: methodName)
 
-        let effective: Principal
-        if let text = try invocation.value(effectiveCanister) {
-            effective = try ICInput.principal(text, label: "--effective-canister")
-        } else {
-            switch try EffectiveCanisterID.resolve(canister: target, method: methodName, arg: argument) {
-            case .canister(let id): effective = id
-            case .any: throw CLIError.usage("aaaaa-aa.\(methodName) may go to any subnet: give --effective-canister ID", commandPath: path)
-            }
+        let explicit = try invocation.value(ICCanisterCallSupport.effectiveCanister).map {
+            try ICInput.principal($0, label: "--effective-canister-id")
         }
+        let effective = try ICAgent.effectiveCanisterID(canister: target, method: methodName, arg: argument, explicit: explicit)
         let now = IngressExpiry.currentTime()
         let ingressExpiry: UInt64
         if let text = try invocation.value(expiresAt) {
@@ -175,13 +166,6 @@ enum ICSignCommand {
             } catch let error as CandidError {
                 throw ICInput.candid(error, "ARGS")
             }
-        }
-    }
-
-    static func loadInterface(_ path: String, invocation: Invocation) throws -> CandidInterface {
-        guard FileManager.default.fileExists(atPath: path) else { throw CLIError(.input, "--candid: no such file '\(path)'") }
-        do { return try CandidInterface.load(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw ICInput.candid(error, "--candid \(path)")
         }
     }
 }

@@ -341,21 +341,25 @@ public final class ICAgent: Sendable {
         case .query:
             return .query(try submitQuery(signing, ecid: file.effectiveCanisterID))
         case .readState(let paths):
-            let sent = try post(.readState, route: .canister(file.effectiveCanisterID), versions: [3, 2], signing: signing)
-            guard sent.response.status == 200 else { throw ICAgent.unexpectedStatus(sent) }
-            let bytes = try ReadStateResponse.certificate(from: sent.response.body, maxBytes: configuration.maxResponseBytes)
-            return .readState(StateRead(paths: paths, certificate: try verifiedCertificate(bytes, scope: .canister(file.effectiveCanisterID)),
-                                        verified: configuration.verifies, endpoint: "v\(sent.version)"))
+            return .readState(try readState(route: .canister(file.effectiveCanisterID), paths: paths,
+                                            signing: .presigned(file.envelopeBytes, file.request)))
         }
     }
 
     // MARK: - Routing
 
-    /// The effective canister id: `explicit` when given, else per the specification (`canister`, or for
-    /// `aaaaa-aa` the argument's `canister_id`); canister creation needs an explicit one.
+    /// The effective canister id per the specification: `canister` itself, or for `aaaaa-aa` the argument's
+    /// `canister_id` or `explicit` (canister creation needs an explicit one). An explicit id other than the canister
+    /// of a non-management call is refused: the answer would be verified against another canister's subnet.
     public static func effectiveCanisterID(canister: Principal, method: String, arg: [UInt8],
                                            explicit: Principal?) throws(ICError) -> Principal {
-        if let explicit { return explicit }
+        if let explicit {
+            guard canister == .managementCanister || explicit == canister else {
+                throw ICError(.invalidArgument, "the effective canister id of a request to \(canister) is that canister; only "
+                              + "aaaaa-aa requests are routed by another id (got \(explicit))")
+            }
+            return explicit
+        }
         switch try EffectiveCanisterID.resolve(canister: canister, method: method, arg: arg) {
         case .canister(let id): return id
         case .any:

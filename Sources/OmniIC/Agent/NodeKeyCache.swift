@@ -15,7 +15,8 @@ public struct NodeKeyCache: Sendable {
     public static let defaultLifetime: UInt64 = 3600 * IngressExpiry.nanosecondsPerSecond
     /// Cache files larger than this are ignored (a subnet has at most a few dozen nodes).
     static let maxFileBytes = 1 << 20
-    static let formatVersion = 1
+    /// 2: ranges come only from the root-signed delegation (entries of version 1 may hold a subnet's own claims).
+    static let formatVersion = 2
 
     public let directory: String
     /// How long an entry is used after it was fetched, in nanoseconds.

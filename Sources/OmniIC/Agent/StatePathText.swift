@@ -3,9 +3,9 @@ import OmniCodec
 
 extension StatePath {
     /// Reads a path as people write it: `/canister/<principal>/metadata/candid:service`, `/time`,
-    /// `/request_status/0x<64 hex>/reply`. Each label is a textual principal (checksum verified) → its bytes,
-    /// `0x` + hex → those bytes, anything else → its UTF-8. A leading `/` is optional; empty labels (`//`) are
-    /// refused, except that `/` alone is the root.
+    /// `/request_status/<64 hex>/reply`. Each label is a textual principal (checksum verified) → its bytes,
+    /// `0x` + hex or exactly 64 hex digits (a request id, as `description` prints it) → those bytes, anything else
+    /// → its UTF-8. A leading `/` is optional; empty labels (`//`) are refused, except that `/` alone is the root.
     public init(text: String) throws(ICError) {
         var body = Substring(text.trimmingCharacters(in: .whitespaces))
         if body.hasPrefix("/") { body = body.dropFirst() }
@@ -32,6 +32,7 @@ extension StatePath {
                 throw ICError(.invalidArgument, "path \(Principal.quotedSample(text)): label \(Principal.quotedSample(part)) is not hex: \(error.message)")
             }
         }
+        if part.utf8.count == 64, let bytes = try? Hex.decode(part) { return bytes }
         if part.contains("-"), let principal = try? Principal(icText: part) { return principal.bytes }
         return Array(part.utf8)
     }

@@ -72,22 +72,34 @@ public struct SubnetInfo: Sendable, Equatable {
 }
 
 extension VerifiedCertificate {
-    /// The subnet facts this certificate reveals (read with paths `["subnet"]` or `["subnet", id]`):
-    /// `subnet` defaults to the subnet that signed the certificate. The public key comes from the tree itself or,
-    /// for the signing subnet, from the delegation; node keys from `/subnet/<id>/node/<node>/public_key`; ranges
-    /// from either layout, in this tree or in the delegation.
+    /// The subnet facts this certificate reveals (read with paths `["subnet"]` or `["subnet", id]`): `subnet`
+    /// defaults to the subnet that signed the certificate. Node keys and ranges decide whose signatures omni accepts
+    /// for which canisters, so each fact must rest on the root of trust: a root-signed tree speaks for every subnet;
+    /// a delegated subnet's tree speaks only for that subnet, whose key is the one the delegation certifies and
+    /// whose canister ranges are read from the root-signed delegation (as agent-rs does), never from the subnet's
+    /// own claims. Node keys come from `/subnet/<id>/node/<node>/public_key`; ranges from either layout.
     public func subnetInfo(_ subnet: Principal? = nil) throws(ICError) -> SubnetInfo {
         let subnet = subnet ?? subnetID
         let subnetPath = StatePath([Array("subnet".utf8), subnet.bytes])
-        var publicKey: [UInt8]
-        switch tree.lookup(subnetPath.appending("public_key")) {
-        case .found(let der): publicKey = der
-        default:
-            guard subnet == subnetID else {
+        let rangesTree: HashTree
+        if let delegation = certificate.delegation {
+            guard subnet == delegation.subnetID else {
+                throw ICError.verification(.delegation, "a certificate delegated to subnet \(delegation.subnetID) does not speak "
+                                           + "for subnet \(subnet)", location: subnetPath.description)
+            }
+            rangesTree = delegation.certificate.tree
+        } else {
+            rangesTree = tree
+        }
+        let publicKey: [UInt8]
+        if subnet == subnetID {
+            publicKey = signingKeyDER
+        } else {
+            guard case .found(let der) = tree.lookup(subnetPath.appending("public_key")) else {
                 throw ICError.verification(.lookup, "the certificate does not certify subnet \(subnet)'s public key",
                                            location: subnetPath.appending("public_key").description)
             }
-            publicKey = signingKeyDER
+            publicKey = der
         }
         var nodes: [Principal: [UInt8]] = [:]
         let nodePath = subnetPath.appending("node")
@@ -100,10 +112,7 @@ extension VerifiedCertificate {
         if nodes.isEmpty {
             throw ICError.verification(.lookup, "the certificate reveals no node keys of subnet \(subnet)", location: nodePath.description)
         }
-        var ranges = try tree.canisterRanges(of: subnet)
-        if ranges == nil, let delegation = certificate.delegation, delegation.subnetID == subnet {
-            ranges = try delegation.certificate.tree.canisterRanges(of: subnet)
-        }
-        return SubnetInfo(subnetID: subnet, publicKeyDER: publicKey, nodeKeys: nodes, canisterRanges: ranges ?? [], certifiedAt: time)
+        let ranges = try rangesTree.canisterRanges(of: subnet) ?? []
+        return SubnetInfo(subnetID: subnet, publicKeyDER: publicKey, nodeKeys: nodes, canisterRanges: ranges, certifiedAt: time)
     }
 }
