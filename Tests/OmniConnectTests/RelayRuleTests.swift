@@ -128,6 +128,8 @@ import Testing
         let app = try fixture.join(.app)
         let wallet = try fixture.join(.wallet)
         try app.send(binary: fixture.frame(.appToWallet, 1, fixture.open))
+        // A wallet approves what it has seen: wait for the Open to reach it (the two sockets are served apart).
+        _ = fixture.collect(wallet, count: 1)
         try wallet.send(binary: fixture.frame(.walletToApp, 1, try fixture.approve()))
         try wallet.send(binary: fixture.frame(.walletToApp, 2, .close(ConnectClose(who: .wallet, code: 1000, reason: "bye"))))
         try wallet.send(binary: fixture.frame(.walletToApp, 3, .ping(nonce: 9)))
@@ -226,7 +228,11 @@ import Testing
         let app = try fixture.join(.app)
         let wallet = try fixture.join(.wallet)
         try app.send(binary: fixture.frame(.appToWallet, 1, fixture.open))
+        // A wallet approves what it has seen: wait for the Open to reach it (the two sockets are served apart).
+        _ = fixture.collect(wallet, count: 1)
         try wallet.send(binary: fixture.frame(.walletToApp, 1, try fixture.approve()))
+        // Ciphertext is only allowed once the relay has accepted the Approve: wait until the app has it.
+        _ = fixture.collect(app, count: 1)
         let filler = [UInt8](repeating: 7, count: 60_000)
         // Far more than the loopback socket buffers and the relay's queue can hold; the relay never decrypts.
         for sequence in UInt64(2)...1000 where fixture.harness.terminations().isEmpty {
