@@ -133,6 +133,29 @@ public final class HTTPServer: @unchecked Sendable {
             return started
         }
         guard !alreadyStarted else { throw TransportError(.io, "server already started") }
+        let bound: [(Int32, String)], port: UInt16
+        do {
+            (bound, port) = try bindListeners()
+        } catch {
+            // No accept loop will ever report the stop, so `stop()` and `waitUntilStopped()` must not wait for one.
+            condition.withLock {
+                stopped = true
+                condition.broadcast()
+            }
+            throw error
+        }
+        condition.withLock {
+            listeners = bound.map(\.0)
+            boundPort = port
+            boundAddressList = bound.map { $0.1.contains(":") ? "[\($0.1)]:\(port)" : "\($0.1):\(port)" }
+        }
+        let thread = Thread { [self] in acceptLoop() }
+        thread.name = "omni-http-accept"
+        thread.start()
+    }
+
+    /// Binds every configured address (`localhost` is both loopbacks), all on the same port.
+    private func bindListeners() throws(TransportError) -> (listeners: [(Int32, String)], port: UInt16) {
         var addresses: [String] = []
         for address in configuration.addresses {
             if address.lowercased() == "localhost" { addresses += ["127.0.0.1", "::1"] } else { addresses.append(address) }
@@ -150,14 +173,7 @@ public final class HTTPServer: @unchecked Sendable {
             for (descriptor, _) in bound { close(descriptor) }
             throw error
         }
-        condition.withLock {
-            listeners = bound.map(\.0)
-            boundPort = port
-            boundAddressList = bound.map { $0.1.contains(":") ? "[\($0.1)]:\(port)" : "\($0.1):\(port)" }
-        }
-        let thread = Thread { [self] in acceptLoop() }
-        thread.name = "omni-http-accept"
-        thread.start()
+        return (bound, port)
     }
 
     /// Asks the server to stop; returns at once. Async-signal-safe (one write to a socket pair).
@@ -322,8 +338,12 @@ public final class HTTPServer: @unchecked Sendable {
             return listeners
         }
         for descriptor in listening { close(descriptor) }
-        for socket in webSockets() { socket.sendCloseWithoutWaiting(code: .goingAway, reason: "server shutting down") }
-        if !waitForConnections(until: .after(configuration.shutdownGracePeriod)) {
+        let graceEnd = MonotonicDeadline.after(configuration.shutdownGracePeriod)
+        let lockDeadline = Date(timeIntervalSinceNow: configuration.shutdownGracePeriod)
+        for socket in webSockets() {
+            socket.sendCloseWithoutWaiting(code: .goingAway, reason: "server shutting down", lockDeadline: lockDeadline)
+        }
+        if !waitForConnections(until: graceEnd) {
             let remaining = condition.withLock { Array(connections.values) }
             for record in remaining {
                 if let socket = condition.withLock({ record.webSocket }) { socket.abort() } else { record.stream.shutdown() }

@@ -368,9 +368,18 @@ public final class WebSocketConnection: @unchecked Sendable {
     }
 
     /// Queues a close frame without waiting for it to leave (server shutdown: one slow peer must not delay the
-    /// others); the reader flushes what the socket could not take yet.
-    func sendCloseWithoutWaiting(code: WebSocketCloseCode, reason: String) {
-        writeLock.withLock { sendCloseLocked(WebSocketCloseInfo(code: code, reason: reason), wait: false) }
+    /// others); the reader flushes what the socket could not take yet. With a `lockDeadline`, sends nothing if a
+    /// sender still holds the write lock then: one stuck on a peer that does not read could hold it for
+    /// `sendTimeout`, and the server's abort after the grace period ends that connection anyway.
+    func sendCloseWithoutWaiting(code: WebSocketCloseCode, reason: String, lockDeadline: Date? = nil) {
+        // Not `lock(before: .distantFuture)`: Foundation on Linux traps converting that date to a timespec.
+        if let lockDeadline {
+            guard writeLock.lock(before: lockDeadline) else { return }
+        } else {
+            writeLock.lock()
+        }
+        defer { writeLock.unlock() }
+        sendCloseLocked(WebSocketCloseInfo(code: code, reason: reason), wait: false)
     }
 
     /// Best effort: queue the close frame and (if `wait`) give it up to `closeTimeout` to leave.
