@@ -19,7 +19,7 @@ import Testing
         configuration.addresses = ["192.0.2.1"]  // not loopback, so refused without allowNonLoopback
         let server = try HTTPServer(configuration: configuration)
         let error = #expect(throws: TransportError.self) { try server.start() }
-        #expect(error?.kind == .io)
+        #expect(error?.kind == .invalidArgument)
         #expect(stopReturns(server))
         #expect(server.isStopped)
     }

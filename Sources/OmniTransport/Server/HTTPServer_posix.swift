@@ -126,13 +126,14 @@ public final class HTTPServer: @unchecked Sendable {
     /// Open connections (HTTP and WebSocket).
     public var connectionCount: Int { condition.withLock { connections.count } }
 
-    /// Binds every address and starts accepting. Throws `.io` if an address cannot be bound.
+    /// Binds every address and starts accepting. Throws `.invalidArgument` for an address it may not listen on,
+    /// `.io` if an address cannot be bound.
     public func start() throws(TransportError) {
         let alreadyStarted = condition.withLock { () -> Bool in
             defer { started = true }
             return started
         }
-        guard !alreadyStarted else { throw TransportError(.io, "server already started") }
+        guard !alreadyStarted else { throw TransportError(.invalidArgument, "server already started") }
         let bound: [(Int32, String)], port: UInt16
         do {
             (bound, port) = try bindListeners()
@@ -160,7 +161,7 @@ public final class HTTPServer: @unchecked Sendable {
         for address in configuration.addresses {
             if address.lowercased() == "localhost" { addresses += ["127.0.0.1", "::1"] } else { addresses.append(address) }
         }
-        guard !addresses.isEmpty else { throw TransportError(.io, "no listening address configured") }
+        guard !addresses.isEmpty else { throw TransportError(.invalidArgument, "no listening address configured") }
         var port = configuration.port
         var bound: [(Int32, String)] = []
         do {
@@ -380,16 +381,16 @@ enum HTTPServerListener {
         if inet_pton(AF_INET, literal, &v4) == 1 {
             family = AF_INET
             if !allowNonLoopback, UInt32(bigEndian: v4.s_addr) >> 24 != 127 {
-                throw TransportError(.io, "refusing to listen on non-loopback address \(address)")
+                throw TransportError(.invalidArgument, "refusing to listen on non-loopback address \(address)")
             }
         } else if inet_pton(AF_INET6, literal, &v6) == 1 {
             family = AF_INET6
             let loopback = withUnsafeBytes(of: &v6) { bytes in bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1 }
             if !allowNonLoopback, !loopback {
-                throw TransportError(.io, "refusing to listen on non-loopback address \(address)")
+                throw TransportError(.invalidArgument, "refusing to listen on non-loopback address \(address)")
             }
         } else {
-            throw TransportError(.io, "listening address \(address) is not an IPv4 or IPv6 literal")
+            throw TransportError(.invalidArgument, "listening address \(address) is not an IPv4 or IPv6 literal")
         }
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
         let descriptor = socket(family, type, 0)

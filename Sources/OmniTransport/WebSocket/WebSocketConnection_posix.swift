@@ -211,13 +211,13 @@ public final class WebSocketConnection: @unchecked Sendable {
     }
 
     public func ping(_ payload: [UInt8] = []) throws(TransportError) {
-        guard payload.count <= 125 else { throw TransportError(.protocolViolation, "ping payload is longer than 125 bytes") }
+        guard payload.count <= 125 else { throw TransportError(.invalidArgument, "ping payload is longer than 125 bytes") }
         try sendFrame(.ping, payload)
     }
 
     /// An unsolicited pong (a unidirectional heartbeat, RFC 6455 §5.5.3).
     public func pong(_ payload: [UInt8] = []) throws(TransportError) {
-        guard payload.count <= 125 else { throw TransportError(.protocolViolation, "pong payload is longer than 125 bytes") }
+        guard payload.count <= 125 else { throw TransportError(.invalidArgument, "pong payload is longer than 125 bytes") }
         try sendFrame(.pong, payload)
     }
 
@@ -357,10 +357,10 @@ public final class WebSocketConnection: @unchecked Sendable {
     /// Does nothing if a close frame was sent already or the connection is finished.
     public func sendClose(code: WebSocketCloseCode = .normal, reason: String = "") throws(TransportError) {
         guard code.isValidOnWire || code == .noStatusReceived else {
-            throw TransportError(.protocolViolation, "close code \(code) may not be sent")
+            throw TransportError(.invalidArgument, "close code \(code) may not be sent")
         }
         guard reason.utf8.count <= 123, code != .noStatusReceived || reason.isEmpty else {
-            throw TransportError(.protocolViolation, "close reason is longer than 123 bytes or has no code")
+            throw TransportError(.invalidArgument, "close reason is longer than 123 bytes or has no code")
         }
         writeLock.lock()
         defer { writeLock.unlock() }

@@ -32,7 +32,7 @@ public enum WebSocketHandshake {
         url: WebSocketURL, key: String, subprotocols: [String], headers: HTTPHeaderFields
     ) throws(TransportError) -> [UInt8] {
         for name in subprotocols where !isValidSubprotocol(name) {
-            throw TransportError(.protocolViolation, "subprotocol \"\(name)\" is not a valid token", url: url.text)
+            throw TransportError(.invalidArgument, "subprotocol \"\(name)\" is not a valid token", url: url.text)
         }
         var text = "GET \(url.requestTarget) HTTP/1.1\r\nHost: \(url.hostHeader)\r\nUpgrade: websocket\r\n"
         text += "Connection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
@@ -41,10 +41,10 @@ public enum WebSocketHandshake {
                         "sec-websocket-protocol", "sec-websocket-extensions", "content-length", "transfer-encoding"]
         for (name, value) in headers {
             guard HTTPHeaderFields.isValidField(name: name, value: value) else {
-                throw TransportError(.protocolViolation, "request header \"\(name)\" has an invalid name or value", url: url.text)
+                throw TransportError(.invalidArgument, "request header \"\(name)\" has an invalid name or value", url: url.text)
             }
             guard !reserved.contains(name.lowercased()) else {
-                throw TransportError(.protocolViolation, "request header \"\(name)\" is set by the WebSocket handshake", url: url.text)
+                throw TransportError(.invalidArgument, "request header \"\(name)\" is set by the WebSocket handshake", url: url.text)
             }
             text += "\(name): \(value)\r\n"
         }
