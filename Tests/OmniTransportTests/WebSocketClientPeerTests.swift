@@ -177,6 +177,11 @@ struct WebSocketClientPeerTests {
             #expect(untrusted?.kind == .tls)
 
             var configuration = WebSocketClient.Configuration()
+            configuration.extraCACertificatePath = directory.appendingPathComponent("missing.pem").path
+            let unreadable = #expect(throws: TransportError.self) { try WebSocketClient.connect(url, configuration: configuration) }
+            #expect(unreadable?.kind == .tls)
+            #expect(unreadable?.message.contains("missing.pem") == true)
+
             configuration.extraCACertificatePath = directory.appendingPathComponent("ca.pem").path
             let socket = try WebSocketClient.connect(url, configuration: configuration)
             let payload = [UInt8](repeating: 7, count: 200_000)

@@ -162,8 +162,18 @@ final class WebSocketCurlStream: WebSocketByteStream, @unchecked Sendable {
         setLong(CURLOPT_HTTPPROXYTUNNEL, 1)
         setLong(CURLOPT_SSL_VERIFYPEER, 1)
         setLong(CURLOPT_SSL_VERIFYHOST, 2)
-        // CAINFO replaces the bundle file only; the system CA directory (CAPATH) stays trusted.
-        if let caPath = configuration.extraCACertificatePath { setString(CURLOPT_CAINFO, caPath) }
+        // Added to the trust store libcurl builds, as the HTTP client does: CAINFO would replace the system bundle.
+        // libcurl reads the path while connecting, that is inside curl_easy_perform below.
+        let extraCAFile = configuration.extraCACertificatePath.flatMap { strdup($0) }
+        defer { free(extraCAFile) }
+        if let path = configuration.extraCACertificatePath, let extraCAFile {
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                curl_easy_cleanup(handle)
+                throw TransportError(.tls, "cannot read the CA certificates file \(path)", url: url.text)
+            }
+            setLong(CURLOPT_CA_CACHE_TIMEOUT, 0)
+            ok = ok && omni_curl_easy_add_ca_file(handle, extraCAFile) == CURLE_OK
+        }
         ok = ok && omni_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer) == CURLE_OK
         guard ok else {
             curl_easy_cleanup(handle)
