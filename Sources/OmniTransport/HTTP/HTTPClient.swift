@@ -220,15 +220,7 @@ struct HTTPTransferSettings: Sendable {
 
     /// RFC 9110 `token`: what a method or field name may consist of.
     private static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return true
-            default:
-                return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-            }
-        }
+        !text.isEmpty && text.utf8.allSatisfy(HTTP1Head.isTokenByte)
     }
 
     /// libcurl treats 0 as "no timeout"; a timeout is always at least 1 ms and at most a day, so nothing hangs.

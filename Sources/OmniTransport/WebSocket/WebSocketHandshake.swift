@@ -1,4 +1,4 @@
-import Foundation
+import OmniCodec
 import OmniCrypto
 
 /// The opening handshake of RFC 6455 §4: key and accept values, the client's upgrade request and the checks on
@@ -8,18 +8,18 @@ public enum WebSocketHandshake {
 
     /// `Sec-WebSocket-Accept` for a `Sec-WebSocket-Key`: base64(SHA-1(key ‖ GUID)).
     public static func acceptValue(forKey key: String) -> String {
-        Data(Insecure.SHA1.hash(Array((key + guid).utf8))).base64EncodedString()
+        Base64.encode(Insecure.SHA1.hash(Array((key + guid).utf8)))
     }
 
     /// A fresh `Sec-WebSocket-Key`: 16 random bytes, base64.
     public static func makeKey() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return Data((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }).base64EncodedString()
+        Base64.encode(SecureRandom.bytes(16))
     }
 
-    /// True if `key` is base64 of exactly 16 bytes, as servers must check.
+    /// True if `key` is base64 of exactly 16 bytes, as servers must check. Like other servers, the unused bits
+    /// of the last symbol are not checked.
     public static func isValidKey(_ key: String) -> Bool {
-        key.utf8.count == 24 && Data(base64Encoded: key)?.count == 16
+        key.utf8.count == 24 && (try? Base64.decode(key, padding: .required, strict: false))?.count == 16
     }
 
     /// Subprotocol names are tokens (RFC 6455 §4.1).
