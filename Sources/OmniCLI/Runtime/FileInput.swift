@@ -16,7 +16,15 @@ public enum FileInput {
             throw CLIError(.input, "\(label): cannot read '\(path)' (permission denied?)")
         }
         defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: maximumBytes + 1) else { return [] }
+        let data: Data
+        do {
+            // nil means end of file at once: an empty file.
+            data = try handle.read(upToCount: maximumBytes + 1) ?? Data()
+        } catch {
+            // A failed read is not an empty value: the command would run on input the user never gave.
+            let cause = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError ?? error as NSError
+            throw CLIError(.input, "\(label): cannot read '\(path)': \(cause.localizedDescription)")
+        }
         if data.count > maximumBytes {
             throw CLIError(.input, "\(label): '\(path)' is larger than \(maximumBytes >> 20) MiB")
         }
