@@ -39,8 +39,9 @@ public enum HelpTopics {
               COLUMNS            width for wrapping when it cannot be read from the terminal
               OMNI_CANDID_WORK_BUDGET
                                  decoding work limit of 'omni candid decode' (same as --work-budget)
-              HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY
-                                 proxies for network commands (read by libcurl)
+              http_proxy, HTTPS_PROXY, ALL_PROXY, NO_PROXY
+                                 proxies for network commands, read by libcurl in either case except
+                                 http_proxy, which counts only in lower case
               OMNI_VECTORS       test suites only: where the shared test vectors live
 
             Variables of individual commands (each is the fallback for the option named):
