@@ -2,7 +2,8 @@ import Foundation
 
 /// Reads files named on the command line (`@FILE` values, path options) with one error shape.
 public enum FileInput {
-    /// Values read this way are meant for data given on a command line; anything larger is almost surely a mistake.
+    /// Values read this way (and from stdin) are meant for data given on a command line; anything larger is almost
+    /// surely a mistake.
     public static let maximumBytes = 256 << 20
 
     public static func read(_ path: String, label: String) throws -> [UInt8] {
