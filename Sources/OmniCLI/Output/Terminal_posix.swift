@@ -103,7 +103,6 @@ public enum ColorChoice: String, CaseIterable, ArgumentValue, Sendable {
         case .never: return false
         case .auto:
             if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
-            if environment["OMNI_NO_COLOR"] != nil { return false }
             if let force = environment["FORCE_COLOR"] ?? environment["CLICOLOR_FORCE"], !force.isEmpty, force != "0" {
                 return true
             }
