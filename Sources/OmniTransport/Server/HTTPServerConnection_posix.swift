@@ -321,25 +321,9 @@ final class HTTPServerConnectionWorker: @unchecked Sendable {
         writeAll(response.serialized(closeConnection: close, headOnly: headOnly))
     }
 
+    /// False if the connection failed or the peer did not take the bytes within the write timeout.
     private func writeAll(_ bytes: [UInt8]) -> Bool {
-        let deadline = MonotonicDeadline.after(configuration.writeTimeout)
-        var offset = 0
-        while offset < bytes.count {
-            let written: Int
-            do {
-                written = try bytes.withBytesThrowingTransportError { raw throws(TransportError) in
-                    try stream.write(UnsafeRawBufferPointer(rebasing: raw[offset...]))
-                }
-            } catch {
-                return false
-            }
-            offset += written
-            if written == 0 {
-                var descriptors = [POSIXPoll.descriptor(stream.descriptor, POSIXPoll.writable)]
-                guard POSIXPoll.wait(&descriptors, until: deadline) else { return false }
-            }
-        }
-        return true
+        (try? stream.writeAll(bytes, until: .after(configuration.writeTimeout))) != nil
     }
 
     /// Appends whatever the socket has; waits (also on the server's stop pipe if `watchStop`) until the deadline.
@@ -370,10 +354,7 @@ final class HTTPServerConnectionWorker: @unchecked Sendable {
     /// could destroy the response in flight.
     private func lingeringClose() {
         stream.shutdownWrite()
-        let deadline = MonotonicDeadline.after(1)
-        while case .data = readMore(until: deadline, watchStop: false) {
-            buffer.removeAll(keepingCapacity: true)
-        }
+        stream.discardInput(until: .after(1))
         stream.shutdown()
     }
 }

@@ -294,18 +294,7 @@ public final class HTTPServer: @unchecked Sendable {
             return
         }
         Thread { [self] in
-            var scratch = [UInt8](repeating: 0, count: 4096)
-            let deadline = MonotonicDeadline.after(1)
-            drain: while true {
-                let result = try? scratch.withMutableBytesThrowingTransportError { raw throws(TransportError) in try stream.read(into: raw) }
-                switch result {
-                case .bytes?: continue
-                case .wouldBlock?:
-                    var descriptors = [POSIXPoll.descriptor(stream.descriptor, POSIXPoll.readable)]
-                    if !POSIXPoll.wait(&descriptors, until: deadline) { break drain }
-                case .endOfStream?, nil: break drain
-                }
-            }
+            stream.discardInput(until: .after(1))
             stream.shutdown()
             condition.withLock { lingeringRefusals -= 1 }
         }.start()

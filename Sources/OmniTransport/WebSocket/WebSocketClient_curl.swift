@@ -35,7 +35,11 @@ public enum WebSocketClient {
         let request = try WebSocketHandshake.request(
             url: url, key: key, subprotocols: configuration.subprotocols, headers: configuration.headers)
         let stream = try WebSocketCurlStream.open(url: url, configuration: configuration)
-        try writeAll(request, to: stream, until: deadline, url: urlText)
+        do {
+            try stream.writeAll(request, until: deadline)
+        } catch {
+            throw error.kind == .timeout ? TransportError(.timeout, "timed out sending the upgrade request", url: urlText) : error
+        }
 
         var buffer: [UInt8] = []
         var scanFrom = 0
@@ -84,24 +88,6 @@ public enum WebSocketClient {
         }
         let body = buffer[bodyStart..<min(buffer.count, bodyStart + wanted)]
         return String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    private static func writeAll(_ bytes: [UInt8], to stream: WebSocketCurlStream, until deadline: MonotonicDeadline, url: String)
-        throws(TransportError)
-    {
-        var offset = 0
-        while offset < bytes.count {
-            let written = try bytes.withBytesThrowingTransportError { buffer throws(TransportError) in
-                try stream.write(UnsafeRawBufferPointer(rebasing: buffer[offset...]))
-            }
-            offset += written
-            if written == 0 {
-                var descriptors = [POSIXPoll.descriptor(stream.descriptor, POSIXPoll.writable)]
-                guard POSIXPoll.wait(&descriptors, until: deadline) else {
-                    throw TransportError(.timeout, "timed out sending the upgrade request", url: url)
-                }
-            }
-        }
     }
 
     private static func readMore(

@@ -402,21 +402,8 @@ public final class WebSocketConnection: @unchecked Sendable {
     private func completePeerClose(_ info: WebSocketCloseInfo) {
         stateLock.withLock { peerCloseState = info }
         writeLock.withLock { sendCloseLocked(WebSocketCloseInfo(code: info.code)) }
-        if role == .client { awaitEndOfStream(until: .after(options.closeTimeout)) }
+        if role == .client { stream.discardInput(until: .after(options.closeTimeout)) }
         finish(nil)
-    }
-
-    private func awaitEndOfStream(until deadline: MonotonicDeadline) {
-        while true {
-            let result = try? scratch.withMutableBytesThrowingTransportError { buffer throws(TransportError) in try stream.read(into: buffer) }
-            switch result {
-            case .bytes?: continue
-            case .wouldBlock?:
-                var descriptors = [POSIXPoll.descriptor(stream.descriptor, POSIXPoll.readable)]
-                if !POSIXPoll.wait(&descriptors, until: deadline) { return }
-            case .endOfStream?, nil: return
-            }
-        }
     }
 
     /// A protocol or limit violation (or idle timeout): send our close code, then drop the connection.
@@ -447,7 +434,7 @@ public final class WebSocketConnection: @unchecked Sendable {
     /// Drains what the peer still sends until it closes (bounded), so closing our socket does not reset the
     /// connection before the peer has read our last frames.
     func lingerUntilPeerCloses(seconds: Double) {
-        readLock.withLock { awaitEndOfStream(until: .after(seconds)) }
+        readLock.withLock { stream.discardInput(until: .after(seconds)) }
         stream.shutdown()
     }
 
