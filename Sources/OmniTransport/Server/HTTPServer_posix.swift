@@ -329,7 +329,9 @@ public final class HTTPServer: @unchecked Sendable {
         }
         for descriptor in listening { close(descriptor) }
         let graceEnd = MonotonicDeadline.after(configuration.shutdownGracePeriod)
-        let lockDeadline = Date(timeIntervalSinceNow: configuration.shutdownGracePeriod)
+        // As a Date for NSLock, from the clamped monotonic deadline: an infinite grace period must not become an
+        // infinite Date, which Foundation cannot turn into a timespec.
+        let lockDeadline = Date(timeIntervalSinceNow: Double(max(0, graceEnd.pollTimeout)) / 1000)
         for socket in webSockets() {
             socket.sendCloseWithoutWaiting(code: .goingAway, reason: "server shutting down", lockDeadline: lockDeadline)
         }
