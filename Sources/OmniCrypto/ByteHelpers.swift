@@ -14,17 +14,6 @@ func withContiguousBytes<C: Collection<UInt8>, R, E: Error>(
     }.get()
 }
 
-/// Lower-case hex, used for public keys in descriptions and error messages.
-func hexString(_ bytes: some Sequence<UInt8>) -> String {
-    let digits: [Character] = Array("0123456789abcdef")
-    var text = ""
-    for byte in bytes {
-        text.append(digits[Int(byte >> 4)])
-        text.append(digits[Int(byte & 0x0f)])
-    }
-    return text
-}
-
 /// Overwrites an array's bytes before it is released. Best effort: copies made earlier by the caller are not
 /// reached, but the buffers this layer creates for secrets are wiped.
 func wipe(_ bytes: inout [UInt8]) {

@@ -1,3 +1,5 @@
+import OmniCodec
+
 /// The small slice of DER that the key and signature formats here need: single-byte tags, definite minimal
 /// lengths, no recursion. Certificates are parsed by OpenSSL, not by this reader.
 struct DERReader {
@@ -57,9 +59,9 @@ struct DERReader {
 
     private mutating func readRange(tag expected: UInt8) throws(CryptoError) -> Range<Int> {
         let start = offset
-        guard offset < end else { throw error("expected tag 0x\(hexString([expected])), found end of data") }
+        guard offset < end else { throw error("expected tag 0x\(Hex.encode([expected])), found end of data") }
         let tag = bytes[offset]
-        guard tag == expected else { throw error("expected tag 0x\(hexString([expected])), found 0x\(hexString([tag]))") }
+        guard tag == expected else { throw error("expected tag 0x\(Hex.encode([expected])), found 0x\(Hex.encode([tag]))") }
         offset += 1
         guard offset < end else { throw error("missing length") }
         let first = bytes[offset]

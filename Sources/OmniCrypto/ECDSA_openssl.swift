@@ -1,4 +1,5 @@
 internal import COpenSSL
+import OmniCodec
 
 /// Owns one OpenSSL `EVP_PKEY`. Keys are immutable after construction, so one object may sign or verify from
 /// several threads at once (each operation makes its own `EVP_PKEY_CTX`).
@@ -37,7 +38,7 @@ extension ECDSA.Curve {
         default:
             throw CryptoError(.invalidKey,
                               "\(rawValue) public key must be a \(compressedLength)-byte compressed (02/03) or \(uncompressedLength)-byte uncompressed (04) SEC1 point, got \(point.count) bytes"
-                                  + (point.first.map { " starting 0x\(hexString([$0]))" } ?? ""))
+                                  + (point.first.map { " starting 0x\(Hex.encode([$0]))" } ?? ""))
         }
         clearOpenSSLErrors()
         guard let group = EC_GROUP_new_by_curve_name(nid) else { throw CryptoError.openssl(.library, "\(rawValue) group setup failed") }
@@ -91,12 +92,12 @@ extension ECDSA {
             var algorithm = try info.readConstructed(tag: 0x30)
             let algorithmOID = try algorithm.read(tag: 0x06)
             guard DER.element(tag: 0x06, algorithmOID) == ECDSA.ecPublicKeyOID else {
-                throw CryptoError(.invalidKey, "SubjectPublicKeyInfo is not an EC key (algorithm OID bytes \(hexString(algorithmOID)))")
+                throw CryptoError(.invalidKey, "SubjectPublicKeyInfo is not an EC key (algorithm OID bytes \(Hex.encode(algorithmOID)))")
             }
             let curveOID = DER.element(tag: 0x06, try algorithm.read(tag: 0x06))
             try algorithm.requireEnd()
             guard let curve = Curve.allCases.first(where: { $0.oidDER == curveOID }) else {
-                throw CryptoError(.invalidKey, "unsupported EC curve (OID bytes \(hexString(curveOID.dropFirst(2)))); P-256, P-384 and secp256k1 are supported")
+                throw CryptoError(.invalidKey, "unsupported EC curve (OID bytes \(Hex.encode(curveOID.dropFirst(2)))); P-256, P-384 and secp256k1 are supported")
             }
             let bitString = try info.read(tag: 0x03)
             try info.requireEnd()
@@ -161,7 +162,7 @@ extension ECDSA {
             hasher.combine(uncompressedRepresentation)
         }
 
-        public var description: String { "ECDSA.PublicKey(\(curve.rawValue), \(hexString(compressedRepresentation)))" }
+        public var description: String { "ECDSA.PublicKey(\(curve.rawValue), \(Hex.encode(compressedRepresentation)))" }
     }
 
     /// An ECDSA signing key held by OpenSSL (which clears the scalar on release). Never printed.
@@ -332,7 +333,7 @@ extension ECDSA {
             return parsed.representation(format)
         }
 
-        public var description: String { "ECDSA.PrivateKey(\(curve.rawValue), publicKey: \(hexString(publicKey.compressedRepresentation)), scalar: <redacted>)" }
+        public var description: String { "ECDSA.PrivateKey(\(curve.rawValue), publicKey: \(Hex.encode(publicKey.compressedRepresentation)), scalar: <redacted>)" }
         public var debugDescription: String { description }
         public var customMirror: Mirror { Mirror(self, children: ["curve": curve, "publicKey": publicKey]) }
     }

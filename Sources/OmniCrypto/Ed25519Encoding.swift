@@ -1,3 +1,5 @@
+import OmniCodec
+
 /// PKCS#8 (RFC 5208 / RFC 5958 `OneAsymmetricKey`) for Ed25519 keys, as RFC 8410 specifies and as dfx and
 /// OpenSSL write them. Parsed here rather than by OpenSSL because OpenSSL 3.0 refuses version-2 keys with the
 /// public key attached, which is what dfx (through ring) writes for Ed25519 identities.
@@ -21,11 +23,11 @@ extension Ed25519.PrivateKey {
         try outer.requireEnd()
         let version = try info.readUnsignedInteger()
         guard version == [] || version == [1] else {
-            throw info.error("unsupported PKCS#8 version \(hexString(version))")
+            throw info.error("unsupported PKCS#8 version \(Hex.encode(version))")
         }
         let algorithm = try info.read(tag: 0x30)
         guard DER.element(tag: 0x30, algorithm) == Ed25519.algorithmIdentifier else {
-            throw CryptoError(.invalidKey, "PKCS#8 key is not an Ed25519 key (algorithm \(hexString(algorithm)))")
+            throw CryptoError(.invalidKey, "PKCS#8 key is not an Ed25519 key (algorithm \(Hex.encode(algorithm)))")
         }
         var privateKey = try info.read(tag: 0x04)
         defer { wipe(&privateKey) }

@@ -1,4 +1,5 @@
 internal import CSodium
+import OmniCodec
 
 /// Ed25519 (RFC 8032, pure — no prehash, no context) through libsodium 1.0.18.
 ///
@@ -38,7 +39,7 @@ public enum Ed25519 {
             let der = Array(derRepresentation)
             guard der.count == spkiPrefix.count + publicKeyByteCount, der.starts(with: spkiPrefix) else {
                 throw CryptoError(.invalidKey,
-                                  "not a DER Ed25519 SubjectPublicKeyInfo (expected 44 bytes starting \(hexString(spkiPrefix)), got \(der.count) bytes)")
+                                  "not a DER Ed25519 SubjectPublicKeyInfo (expected 44 bytes starting \(Hex.encode(spkiPrefix)), got \(der.count) bytes)")
             }
             rawRepresentation = Array(der.dropFirst(spkiPrefix.count))
         }
@@ -60,7 +61,7 @@ public enum Ed25519 {
             }
         }
 
-        public var description: String { "Ed25519.PublicKey(\(hexString(rawRepresentation)))" }
+        public var description: String { "Ed25519.PublicKey(\(Hex.encode(rawRepresentation)))" }
     }
 
     /// An Ed25519 signing key. The seed lives in memory that is zeroed when the last copy is released, and it
@@ -111,7 +112,7 @@ public enum Ed25519 {
             return signature
         }
 
-        public var description: String { "Ed25519.PrivateKey(publicKey: \(hexString(publicKey.rawRepresentation)), seed: <redacted>)" }
+        public var description: String { "Ed25519.PrivateKey(publicKey: \(Hex.encode(publicKey.rawRepresentation)), seed: <redacted>)" }
         public var debugDescription: String { description }
         public var customMirror: Mirror { Mirror(self, children: ["publicKey": publicKey]) }
     }

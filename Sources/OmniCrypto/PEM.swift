@@ -1,4 +1,5 @@
 import Foundation
+import OmniCodec
 
 /// One `-----BEGIN label----- … -----END label-----` block (RFC 7468) with its decoded DER.
 struct PEMBlock {
@@ -29,13 +30,14 @@ enum PEM {
                     guard line == "-----END \(open.label)-----" else {
                         throw CryptoError(errorKind, "PEM line \(lineNumber): \(line) does not close BEGIN \(open.label) (line \(open.line))")
                     }
-                    guard let data = Data(base64Encoded: open.body), !data.isEmpty else {
+                    // Padded, as RFC 7468 writes it; unused trailing bits are not checked, as by OpenSSL.
+                    guard let der = try? Base64.decode(open.body, padding: .required, strict: false), !der.isEmpty else {
                         throw CryptoError(errorKind, "PEM block \(open.label) at line \(open.line): body is not valid base64")
                     }
                     guard blocks.count < maximumBlockCount else {
                         throw CryptoError(errorKind, "PEM input has more than \(maximumBlockCount) blocks")
                     }
-                    blocks.append(PEMBlock(label: open.label, der: [UInt8](data), line: open.line))
+                    blocks.append(PEMBlock(label: open.label, der: der, line: open.line))
                     current = nil
                 } else if line.contains(":") {
                     throw CryptoError(errorKind, "PEM block \(open.label) at line \(open.line) has RFC 1421 headers (encrypted PEM is not supported)")
@@ -74,7 +76,12 @@ enum PEM {
 
     /// 64-column base64 between BEGIN/END lines, with a trailing newline.
     static func encode(label: String, der: [UInt8]) -> String {
-        let body = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
-        return "-----BEGIN \(label)-----\n\(body)\n-----END \(label)-----\n"
+        var text = "-----BEGIN \(label)-----\n"
+        var rest = Base64.encode(der)[...]
+        while !rest.isEmpty {
+            text += rest.prefix(64) + "\n"
+            rest = rest.dropFirst(64)
+        }
+        return text + "-----END \(label)-----\n"
     }
 }

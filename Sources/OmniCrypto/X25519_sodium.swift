@@ -1,4 +1,5 @@
 internal import CSodium
+import OmniCodec
 
 /// X25519 Diffie–Hellman (RFC 7748) through libsodium `crypto_scalarmult`.
 public enum X25519 {
@@ -17,7 +18,7 @@ public enum X25519 {
             self.rawRepresentation = Array(rawRepresentation)
         }
 
-        public var description: String { "X25519.PublicKey(\(hexString(rawRepresentation)))" }
+        public var description: String { "X25519.PublicKey(\(Hex.encode(rawRepresentation)))" }
     }
 
     /// An X25519 private scalar, kept in memory that is zeroed on release and never printed.
@@ -57,12 +58,12 @@ public enum X25519 {
                 crypto_scalarmult(&shared, scalar.bindMemory(to: UInt8.self).baseAddress!, peer.rawRepresentation)
             }
             guard status == 0 else {
-                throw CryptoError(.invalidKey, "X25519 shared secret is all zeros (peer public key \(hexString(peer.rawRepresentation)) has small order)")
+                throw CryptoError(.invalidKey, "X25519 shared secret is all zeros (peer public key \(Hex.encode(peer.rawRepresentation)) has small order)")
             }
             return shared
         }
 
-        public var description: String { "X25519.PrivateKey(publicKey: \(hexString(publicKey.rawRepresentation)), scalar: <redacted>)" }
+        public var description: String { "X25519.PrivateKey(publicKey: \(Hex.encode(publicKey.rawRepresentation)), scalar: <redacted>)" }
         public var debugDescription: String { description }
         public var customMirror: Mirror { Mirror(self, children: ["publicKey": publicKey]) }
     }

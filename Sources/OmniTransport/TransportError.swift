@@ -6,6 +6,9 @@ public struct TransportError: Error, Equatable, Sendable, CustomStringConvertibl
     public enum Kind: String, Sendable {
         /// The URL could not be parsed or uses an unsupported scheme.
         case invalidURL = "invalid_url"
+        /// The caller asked for something that cannot be done (an invalid method, header, User-Agent, limit, ping
+        /// or close payload, or listening address); nothing was sent.
+        case invalidArgument = "invalid_argument"
         /// Host name resolution failed.
         case dns
         /// TCP connection refused, unreachable or reset while connecting.

@@ -137,6 +137,13 @@ import OmniCodec
         #expect(result.stderr.contains("no such file '/nonexistent/file.txt'"))
     }
 
+    /// Reading /proc/self/mem at offset 0 fails with EIO: a read error must not become an empty value.
+    @Test func unreadableFileIsMalformedInputNotEmpty() {
+        let result = run(["sample", "echo", "@/proc/self/mem", "-o", "json"])
+        #expect(result.status == 3, "\(result.stdout)")
+        #expect(result.stderr.contains("cannot read '/proc/self/mem'"), "\(result.stderr)")
+    }
+
     @Test func stdinFromATerminalIsRefused() {
         let result = run(["sample", "echo", "-"], stdin: nil)
         #expect(result.status == 2)

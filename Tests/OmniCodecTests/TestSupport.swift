@@ -5,8 +5,8 @@ import OmniCodec
 
 /// Bytes from hex written with optional spaces, for readable test tables.
 func bytes(_ hex: String) -> [UInt8] {
-    // Test tables are trusted constants; a typo there should fail loudly at the call site.
-    (try? Hex.decode(hex.filter { !$0.isWhitespace })) ?? []
+    // Test tables are trusted constants; a typo there must fail loudly, not turn into empty bytes.
+    do { return try Hex.decode(hex.filter { !$0.isWhitespace }) } catch { preconditionFailure("bad hex literal in a test: \(error)") }
 }
 
 /// Decimal text of a big-endian magnitude (schoolbook division by 10), for checking bignums against the RFC.

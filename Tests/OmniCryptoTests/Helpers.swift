@@ -5,15 +5,11 @@ import OmniTestSupport
 
 /// Hex → bytes for typed-in vectors (spaces allowed). A malformed literal is a bug in the test itself.
 func hex(_ text: String) -> [UInt8] {
-    let digits = Array(text.filter { !$0.isWhitespace }.utf8)
-    precondition(digits.count % 2 == 0, "odd-length hex literal in a test")
-    return stride(from: 0, to: digits.count, by: 2).map { index in
-        UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16)!
-    }
+    do { return try Hex.decode(text.filter { !$0.isWhitespace }) } catch { preconditionFailure("bad hex literal in a test: \(error)") }
 }
 
 extension Collection<UInt8> {
-    var hexString: String { map { String(format: "%02x", $0) }.joined() }
+    var hexString: String { Hex.encode(self) }
 }
 
 extension SeededGenerator {
@@ -57,7 +53,7 @@ extension JSONValue {
 
     /// A required hex field of a peer response, decoded.
     func bytes(_ key: String) throws -> [UInt8] {
-        hex(try string(key))
+        try Hex.decode(try string(key))
     }
 
     func bool(_ key: String) throws -> Bool {

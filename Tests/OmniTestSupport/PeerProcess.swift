@@ -71,6 +71,14 @@ public final class PeerProcess: @unchecked Sendable {
         return value
     }
 
+    /// An integer field of the announcement (a port).
+    public func int(_ key: String) throws -> Int {
+        guard let value = announcement[key]?.int64Value, let int = Int(exactly: value) else {
+            throw TestSupportError("\(script) announcement has no integer \"\(key)\": \(announcement.serialized())")
+        }
+        return int
+    }
+
     /// What the peer wrote on stderr so far (at most the last 64 KiB).
     public var stderrText: String { errors.text }
 

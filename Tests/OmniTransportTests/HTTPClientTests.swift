@@ -203,10 +203,10 @@ struct HTTPClientTests {
         let headWithBody = HTTPRequest(method: "HEAD", url: "http://127.0.0.1:1/", body: [1])
         let zeroLimit = HTTPRequest(url: "http://127.0.0.1:1/", maxResponseBytes: 0)
         let results = client.perform([injected, badName, badMethod, headWithBody, zeroLimit])
-        #expect(results.map(\.failureKind) == [.protocolViolation, .protocolViolation, .protocolViolation,
-                                               .protocolViolation, .limitExceeded])
+        #expect(results.map(\.failureKind) == [.invalidArgument, .invalidArgument, .invalidArgument,
+                                               .invalidArgument, .invalidArgument])
         let badAgent = HTTPClient(configuration: .init(userAgent: "omni\r\nX-Injected: 1"))
-        #expect(badAgent.perform([HTTPRequest(url: "http://127.0.0.1:1/")]).map(\.failureKind) == [.protocolViolation])
+        #expect(badAgent.perform([HTTPRequest(url: "http://127.0.0.1:1/")]).map(\.failureKind) == [.invalidArgument])
     }
 
     // MARK: - TLS

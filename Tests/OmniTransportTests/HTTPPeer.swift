@@ -15,52 +15,20 @@ final class HTTPPeer {
     /// PEM of a second, unrelated CA that signed the `httpsOtherPort` server's certificate.
     let otherCAPath: String
 
-    private let process = Process()
-    private let stdinPipe = Pipe()
+    private let process: PeerProcess
 
     init() throws {
-        let stdoutPipe = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Repository.peer("http_peer.py").path]
-        process.standardInput = stdinPipe
-        process.standardOutput = stdoutPipe
-        process.standardError = FileHandle.standardError
-        try process.run()
-
-        var line = Data()
-        let reader = stdoutPipe.fileHandleForReading
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
-              let http = object["http"] as? Int, let https = object["https"] as? Int,
-              let httpsOther = object["https_other"] as? Int, let blackhole = object["blackhole"] as? Int,
-              let closed = object["closed"] as? Int, let ca = object["ca"] as? String,
-              let otherCA = object["ca_other"] as? String
-        else {
-            process.terminate()
-            throw TestSupportError("http_peer.py did not announce its ports: \(String(decoding: line, as: UTF8.self))")
-        }
-        httpPort = http
-        httpsPort = https
-        httpsOtherPort = httpsOther
-        blackholePort = blackhole
-        closedPort = closed
-        caPath = ca
-        otherCAPath = otherCA
+        process = try PeerProcess(script: "http_peer.py")
+        httpPort = try process.int("http")
+        httpsPort = try process.int("https")
+        httpsOtherPort = try process.int("https_other")
+        blackholePort = try process.int("blackhole")
+        closedPort = try process.int("closed")
+        caPath = try process.string("ca")
+        otherCAPath = try process.string("ca_other")
     }
 
-    deinit {
-        stop()
-    }
-
-    func stop() {
-        try? stdinPipe.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-    }
+    func stop() { process.stop() }
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(httpPort)\(path)" }
     func httpsURL(_ path: String, host: String = "127.0.0.1") -> String { "https://\(host):\(httpsPort)\(path)" }

@@ -7,10 +7,15 @@ import Testing
 /// Our client against Python `websockets` 17 (Tests/Peers/ws_server_peer.py).
 @Suite("WebSocket client ↔ Python websockets server")
 struct WebSocketClientPeerTests {
-    private func withPeer(_ arguments: [String] = [], _ body: ([String: Int]) throws -> Void) throws {
-        let peer = try PeerProcess("ws_server_peer.py", arguments)
+    /// The peer's listening ports: `ws` (websockets), `raw` (hand-written answers), `wss` (with `--tls`).
+    private struct Ports {
+        let ws: Int, raw: Int, wss: Int?
+    }
+
+    private func withPeer(_ arguments: [String] = [], _ body: (Ports) throws -> Void) throws {
+        let peer = try PeerProcess(script: "ws_server_peer.py", arguments: arguments)
         defer { peer.stop() }
-        try body(try peer.ports())
+        try body(Ports(ws: try peer.int("ws"), raw: try peer.int("raw"), wss: arguments.contains("--tls") ? try peer.int("wss") : nil))
     }
 
     private func report(_ port: Int, _ id: String) throws -> JSONValue {
@@ -24,7 +29,7 @@ struct WebSocketClientPeerTests {
         let seed = SeededGenerator.freshSeed()
         var random = SeededGenerator(seed: seed)
         try withPeer { ports in
-            let socket = try WebSocketClient.connect("ws://127.0.0.1:\(ports["ws"]!)/echo")
+            let socket = try WebSocketClient.connect("ws://127.0.0.1:\(ports.ws)/echo")
             for size in [0, 1, 125, 126, 127, 65535, 65536, 1 << 20] {
                 let text = random.text(byteCount: size)
                 try socket.send(text: text)
@@ -42,7 +47,7 @@ struct WebSocketClientPeerTests {
         let seed = SeededGenerator.freshSeed()
         var random = SeededGenerator(seed: seed)
         try withPeer { ports in
-            let socket = try WebSocketClient.connect("ws://127.0.0.1:\(ports["ws"]!)/fragments")
+            let socket = try WebSocketClient.connect("ws://127.0.0.1:\(ports.ws)/fragments")
             #expect(try socket.receive(timeout: 5) == .text("héllo wörld!"))
             #expect(try socket.receive(timeout: 5) == .binary([UInt8](repeating: 0, count: 70000) + [UInt8](repeating: 1, count: 10)))
             // Fragment boundaries that split multi-byte code points: the peer must reassemble before decoding.
@@ -60,7 +65,7 @@ struct WebSocketClientPeerTests {
         try withPeer { ports in
             var configuration = WebSocketClient.Configuration()
             configuration.options.deliverPongs = true
-            let socket = try WebSocketClient.connect("ws://127.0.0.1:\(ports["ws"]!)/ping", configuration: configuration)
+            let socket = try WebSocketClient.connect("ws://127.0.0.1:\(ports.ws)/ping", configuration: configuration)
             // The server only sends this after our automatic pong carried its payload back.
             #expect(try socket.receive(timeout: 5) == .text("pong:omni-ping"))
             try socket.ping(Array("abc".utf8))
@@ -72,7 +77,7 @@ struct WebSocketClientPeerTests {
 
     @Test func closeCodesAndReasonsBothWays() throws {
         try withPeer { ports in
-            let port = ports["ws"]!
+            let port = ports.ws
             let closedByServer = try WebSocketClient.connect("ws://127.0.0.1:\(port)/close?code=4001&reason=ttl")
             #expect(try closedByServer.receive(timeout: 5) == .close(WebSocketCloseInfo(code: WebSocketCloseCode(4001), reason: "ttl")))
             #expect(closedByServer.sentCloseInfo?.code == WebSocketCloseCode(4001), "we echo the server's code")
@@ -95,17 +100,17 @@ struct WebSocketClientPeerTests {
             configuration.options.maxMessageBytes = 65536
             let id = "oversize-\(UInt32.random(in: 0...UInt32.max))"
             let socket = try WebSocketClient.connect(
-                "ws://127.0.0.1:\(ports["ws"]!)/oversize?size=100000&id=\(id)", configuration: configuration)
+                "ws://127.0.0.1:\(ports.ws)/oversize?size=100000&id=\(id)", configuration: configuration)
             let error = #expect(throws: TransportError.self) { try socket.receive(timeout: 5) }
             #expect(error?.kind == .limitExceeded)
             #expect(socket.sentCloseInfo?.code == .messageTooBig)
-            #expect(try report(ports["ws"]!, id)["code"]?.intValue == 1009)
+            #expect(try report(ports.ws, id)["code"]?.intValue == 1009)
         }
     }
 
     @Test func refusesBadHandshakes() throws {
         try withPeer { ports in
-            let raw = ports["raw"]!, port = ports["ws"]!
+            let raw = ports.raw, port = ports.ws
             for path in ["/bad-accept", "/no-upgrade", "/no-connection", "/extension", "/unoffered-protocol"] {
                 let error = #expect(throws: TransportError.self, "\(path)") {
                     try WebSocketClient.connect("ws://127.0.0.1:\(raw)\(path)")
@@ -138,11 +143,11 @@ struct WebSocketClientPeerTests {
     func failsOnBadServerFrames(path: String, code: Int) throws {
         try withPeer { ports in
             let id = "bad-frame-\(UInt32.random(in: 0...UInt32.max))"
-            let socket = try WebSocketClient.connect("ws://127.0.0.1:\(ports["raw"]!)\(path)?id=\(id)")
+            let socket = try WebSocketClient.connect("ws://127.0.0.1:\(ports.raw)\(path)?id=\(id)")
             let error = #expect(throws: TransportError.self) { try socket.receive(timeout: 5) }
             #expect(error?.kind == .protocolViolation)
             #expect(socket.sentCloseInfo?.code.rawValue == UInt16(code))
-            #expect(try report(ports["ws"]!, id)["code"]?.intValue == code)
+            #expect(try report(ports.ws, id)["code"]?.intValue == code)
         }
     }
 
@@ -150,14 +155,14 @@ struct WebSocketClientPeerTests {
         try withPeer { ports in
             var configuration = WebSocketClient.Configuration()
             configuration.subprotocols = ["chat.v1", "chat.v2"]
-            let socket = try WebSocketClient.connect("ws://127.0.0.1:\(ports["ws"]!)/subprotocol", configuration: configuration)
+            let socket = try WebSocketClient.connect("ws://127.0.0.1:\(ports.ws)/subprotocol", configuration: configuration)
             #expect(socket.subprotocol == "chat.v2")
             #expect(try socket.receive(timeout: 5) == .text("chat.v2"))
             try socket.close()
 
             var withHeaders = WebSocketClient.Configuration()
             withHeaders.headers = ["Authorization": "Bearer abc", "X-Omni": "1"]
-            let echoHeaders = try WebSocketClient.connect("ws://127.0.0.1:\(ports["ws"]!)/headers", configuration: withHeaders)
+            let echoHeaders = try WebSocketClient.connect("ws://127.0.0.1:\(ports.ws)/headers", configuration: withHeaders)
             guard case .text(let json) = try echoHeaders.receive(timeout: 5) else { Issue.record("no headers"); return }
             let pairs = try JSONValue.parse(json).arrayValue ?? []
             let names = pairs.compactMap { $0.arrayValue?.first?.stringValue?.lowercased() }
@@ -172,11 +177,16 @@ struct WebSocketClientPeerTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try withPeer(["--tls", directory.path]) { ports in
-            let url = "wss://localhost:\(ports["wss"]!)/echo"
+            let url = "wss://localhost:\(try #require(ports.wss))/echo"
             let untrusted = #expect(throws: TransportError.self) { try WebSocketClient.connect(url) }
             #expect(untrusted?.kind == .tls)
 
             var configuration = WebSocketClient.Configuration()
+            configuration.extraCACertificatePath = directory.appendingPathComponent("missing.pem").path
+            let unreadable = #expect(throws: TransportError.self) { try WebSocketClient.connect(url, configuration: configuration) }
+            #expect(unreadable?.kind == .tls)
+            #expect(unreadable?.message.contains("missing.pem") == true)
+
             configuration.extraCACertificatePath = directory.appendingPathComponent("ca.pem").path
             let socket = try WebSocketClient.connect(url, configuration: configuration)
             let payload = [UInt8](repeating: 7, count: 200_000)

@@ -28,10 +28,13 @@ struct WebSocketHandshakeTests {
         var configuration = WebSocketClient.Configuration()
         configuration.headers = ["X-Evil": "a\r\nInjected: yes"]
         let injected = #expect(throws: TransportError.self) { try WebSocketClient.connect("ws://127.0.0.1:1/", configuration: configuration) }
-        #expect(injected?.kind == .protocolViolation)
+        #expect(injected?.kind == .invalidArgument)
         configuration.headers = [:]
         configuration.subprotocols = ["has space"]
-        #expect(throws: TransportError.self) { try WebSocketClient.connect("ws://127.0.0.1:1/", configuration: configuration) }
+        let badSubprotocol = #expect(throws: TransportError.self) {
+            try WebSocketClient.connect("ws://127.0.0.1:1/", configuration: configuration)
+        }
+        #expect(badSubprotocol?.kind == .invalidArgument)
     }
 
     @Test func slowReaderHitsThePendingOutboundLimit() throws {

@@ -327,8 +327,12 @@ def http_checks(base, args):
         data += chunk
     result["connection_close"] = [data.split(b"\r\n")[0].decode(), b"Connection: close" in data]
     sock.close()
-    # Malformed request line and oversized head.
-    for name, payload in [("malformed", b"GARBAGE\r\n\r\n"), ("huge_head", b"GET / HTTP/1.1\r\nX: " + b"a" * 40000 + b"\r\n\r\n")]:
+    # Malformed request line, oversized head, and chunk sizes that are not plain hex digits.
+    chunked = b"POST /echo-body HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+    for name, payload in [("malformed", b"GARBAGE\r\n\r\n"), ("huge_head", b"GET / HTTP/1.1\r\nX: " + b"a" * 40000 + b"\r\n\r\n"),
+                          ("negative_chunk", chunked + b"-1\r\nx\r\n0\r\n\r\n"),
+                          ("signed_chunk", chunked + b"+1\r\nx\r\n0\r\n\r\n"),
+                          ("spaced_chunk", chunked + b"1 0\r\n" + b"x" * 16 + b"\r\n0\r\n\r\n")]:
         sock = raw_connect(base)
         try:
             sock.sendall(payload)

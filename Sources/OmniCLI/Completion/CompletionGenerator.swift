@@ -3,15 +3,6 @@ public enum Shell: String, CaseIterable, ArgumentValue, Sendable {
     case bash
     case zsh
     case fish
-
-    /// The file name each shell's completion directory expects (what `completions/` and `make install` use).
-    public var fileName: String {
-        switch self {
-        case .bash: "omni.bash"
-        case .zsh: "_omni"
-        case .fish: "omni.fish"
-        }
-    }
 }
 
 /// Generates completion scripts from the command tree, the same tree help is rendered from, so they cannot drift.

@@ -77,12 +77,21 @@ public struct Option<Value: ArgumentValue>: OptionDeclaration, @unchecked Sendab
     ) {
         let hint: CompletionHint = completion ?? (Value.allValueStrings.isEmpty
             ? (source == .path ? .file : .none) : .values(Value.allValueStrings))
+        let describeDefault: (@Sendable () -> String?)?
+        if let defaultDescription {
+            describeDefault = { defaultDescription }
+        } else if let defaultValue {
+            // An immutable value only ever read, as `defaultValue` itself (why Option is @unchecked Sendable).
+            nonisolated(unsafe) let value = defaultValue
+            describeDefault = { "\(value)" }
+        } else {
+            describeDefault = nil
+        }
         spec = OptionSpec(
             name: name, short: short, takesValue: true,
             valueName: valueName ?? name.uppercased().replacingOccurrences(of: "-", with: "_"),
             help: help,
-            describeDefault: defaultDescription.map { text in { text } }
-                ?? defaultValue.map { value in { "\(value)" } },
+            describeDefault: describeDefault,
             environment: environment, configKey: configKey, repeating: repeating, source: source,
             completion: hint, hidden: hidden, group: group,
             validate: { Value(argument: $0) == nil ? Value.expectation : nil })

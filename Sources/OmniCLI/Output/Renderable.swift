@@ -36,7 +36,6 @@ public struct TextStyle: Sendable {
     public func good(_ text: String) -> String { sgr("32", text) }
     public func bad(_ text: String) -> String { sgr("31", text) }
     public func warn(_ text: String) -> String { sgr("33", text) }
-    public func accent(_ text: String) -> String { sgr("36", text) }
 }
 
 /// A ready-made model for simple commands: one text form and one JSON form.

@@ -77,7 +77,12 @@ private func readAll(_ fd: Int32) throws -> [UInt8] {
     var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
         let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n > 0 { result.append(contentsOf: chunk[0..<n]) }
+        if n > 0 {
+            result.append(contentsOf: chunk[0..<n])
+            if result.count > FileInput.maximumBytes {
+                throw CLIError(.input, "stdin is larger than \(FileInput.maximumBytes >> 20) MiB")
+            }
+        }
         else if n == 0 { return result }
         else if errno == EINTR { continue }
         else { throw CLIError(.input, "cannot read stdin: \(String(cString: strerror(errno)))") }
@@ -98,7 +103,6 @@ public enum ColorChoice: String, CaseIterable, ArgumentValue, Sendable {
         case .never: return false
         case .auto:
             if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
-            if environment["OMNI_NO_COLOR"] != nil { return false }
             if let force = environment["FORCE_COLOR"] ?? environment["CLICOLOR_FORCE"], !force.isEmpty, force != "0" {
                 return true
             }

@@ -78,8 +78,8 @@ extension CommandLineTool {
         "__dump-help", abstract: "Print the whole command tree as JSON (for documentation generators).",
         hidden: true
     ) { invocation in
-        .output(SimpleOutput(text: invocation.tool.dumpHelp().serialized(pretty: true),
-                             json: invocation.tool.dumpHelp()))
+        let tree = invocation.tool.dumpHelp()
+        return .output(SimpleOutput(text: tree.serialized(pretty: true), json: tree))
     }
 
     /// The command tree as versioned JSON: the single source for generated reference docs.

@@ -75,7 +75,7 @@ public struct CommandLineTool: Sendable {
         let configPath = parsed.options["config"]?.last ?? environment["OMNI_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
         let configuration = Configuration(path: configPath ?? Configuration.defaultPath(environment: environment),
                                           isExplicit: configPath != nil)
-        let interrupts = Interrupts(restoreTerminal: {})
+        let interrupts = Interrupts()
         let provisional = Invocation(tool: self, parsed: parsed, environment: environment, streams: streams,
                                      configuration: configuration, outputFormat: .text, quiet: false, verbose: false,
                                      stdoutStyle: .plain, stderrStyle: .plain, interrupts: interrupts)

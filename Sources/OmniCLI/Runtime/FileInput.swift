@@ -2,7 +2,8 @@ import Foundation
 
 /// Reads files named on the command line (`@FILE` values, path options) with one error shape.
 public enum FileInput {
-    /// Values read this way are meant for data given on a command line; anything larger is almost surely a mistake.
+    /// Values read this way (and from stdin) are meant for data given on a command line; anything larger is almost
+    /// surely a mistake.
     public static let maximumBytes = 256 << 20
 
     public static func read(_ path: String, label: String) throws -> [UInt8] {
@@ -16,7 +17,15 @@ public enum FileInput {
             throw CLIError(.input, "\(label): cannot read '\(path)' (permission denied?)")
         }
         defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: maximumBytes + 1) else { return [] }
+        let data: Data
+        do {
+            // nil means end of file at once: an empty file.
+            data = try handle.read(upToCount: maximumBytes + 1) ?? Data()
+        } catch {
+            // A failed read is not an empty value: the command would run on input the user never gave.
+            let cause = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError ?? error as NSError
+            throw CLIError(.input, "\(label): cannot read '\(path)': \(cause.localizedDescription)")
+        }
         if data.count > maximumBytes {
             throw CLIError(.input, "\(label): '\(path)' is larger than \(maximumBytes >> 20) MiB")
         }

@@ -11,13 +11,11 @@ public final class Interrupts: @unchecked Sendable {
     private var handlers: [() -> Void] = []
     private var count = 0
     private var sources: [DispatchSourceSignal] = []
-    private let restoreTerminal: () -> Void
 
-    init(restoreTerminal: @escaping () -> Void) {
-        self.restoreTerminal = restoreTerminal
-    }
+    init() {}
 
-    /// True once an interrupt arrived; long loops poll this to stop early.
+    /// True once an interrupt arrived; long loops poll this to stop early. Only after `onInterrupt`: without a
+    /// handler the first interrupt exits before anything could read this.
     public var isInterrupted: Bool {
         lock.lock(); defer { lock.unlock() }
         return count > 0
@@ -49,7 +47,6 @@ public final class Interrupts: @unchecked Sendable {
             pending.forEach { $0() }
             return
         }
-        restoreTerminal()
         _exit(signalNumber == SIGINT ? 130 : 143)
     }
 }

@@ -101,25 +101,21 @@ public final class Invocation: @unchecked Sendable {
 
     /// A single positional argument's value, converted; nil when an optional argument is absent.
     public func argument<T>(_ argument: Argument<T>) throws -> T? {
-        guard let raw = positional(argument.spec).first else { return nil }
+        try positional(argument.spec).first.map { try convert($0, for: argument) }
+    }
+
+    /// All values of a variadic positional argument.
+    public func arguments<T>(_ argument: Argument<T>) throws -> [T] {
+        try positional(argument.spec).map { try convert($0, for: argument) }
+    }
+
+    private func convert<T>(_ raw: String, for argument: Argument<T>) throws -> T {
         let text = try resolveContent(raw, spec: argument.spec.source, label: argument.spec.name)
         guard let value = T(argument: text) else {
             throw CLIError.usage("invalid \(argument.spec.name) '\(abbreviate(text))': expected \(T.expectation)",
                                  commandPath: commandPath)
         }
         return value
-    }
-
-    /// All values of a variadic positional argument.
-    public func arguments<T>(_ argument: Argument<T>) throws -> [T] {
-        try positional(argument.spec).map { raw in
-            let text = try resolveContent(raw, spec: argument.spec.source, label: argument.spec.name)
-            guard let value = T(argument: text) else {
-                throw CLIError.usage("invalid \(argument.spec.name) '\(abbreviate(text))': expected \(T.expectation)",
-                                     commandPath: commandPath)
-            }
-            return value
-        }
     }
 
     /// The exact bytes of a content positional (`@FILE`/`-` resolved).

@@ -65,6 +65,9 @@ struct JSONParser {
     }
 
     mutating func parseDocument() throws(CodecError) -> JSONValue {
+        // JSON text is UTF-8 (RFC 8259 §8.1): checked once here, so strings copy non-ASCII bytes as they are.
+        let invalid = bytes.withUnsafeBufferPointer { UTF8Validation.firstInvalidByte($0) }
+        if invalid < bytes.count { throw error("invalid UTF-8 sequence", at: invalid) }
         skipWhitespace()
         let value = try parseValue()
         skipWhitespace()
@@ -250,19 +253,17 @@ struct JSONParser {
                     } else if (0xDC00...0xDFFF).contains(scalar) {
                         throw error("unpaired low surrogate escape")
                     }
-                    out.append(contentsOf: String(Character(Unicode.Scalar(scalar)!)).utf8)
+                    // Surrogates were paired or refused above, so this is always a scalar.
+                    guard let unicodeScalar = Unicode.Scalar(scalar) else { throw error("invalid \\u escape") }
+                    UTF8.encode(unicodeScalar) { out.append($0) }
                 default:
                     throw error("invalid escape '\\\(describe(escape))'", at: index - 2)
                 }
             case 0x00..<0x20:
                 throw error("control character in string must be escaped")
-            case 0x00..<0x80:
+            default:
                 out.append(byte)
                 index += 1
-            default:
-                let length = try validateUTF8Sequence(at: index)
-                out.append(contentsOf: bytes[index..<index + length])
-                index += length
             }
         }
     }
@@ -283,29 +284,5 @@ struct JSONParser {
         }
         index += 4
         return value
-    }
-
-    /// Validates one multi-byte UTF-8 sequence (RFC 3629: no overlongs, no surrogates, ≤ U+10FFFF).
-    private func validateUTF8Sequence(at i: Int) throws(CodecError) -> Int {
-        let lead = bytes[i]
-        let length: Int
-        var minimum: UInt32
-        var scalar: UInt32
-        switch lead {
-        case 0xC2...0xDF: length = 2; minimum = 0x80; scalar = UInt32(lead & 0x1F)
-        case 0xE0...0xEF: length = 3; minimum = 0x800; scalar = UInt32(lead & 0x0F)
-        case 0xF0...0xF4: length = 4; minimum = 0x10000; scalar = UInt32(lead & 0x07)
-        default: throw error("invalid UTF-8 byte 0x\(String(lead, radix: 16))", at: i)
-        }
-        guard i + length <= bytes.count else { throw error("truncated UTF-8 sequence", at: i) }
-        for k in 1..<length {
-            let b = bytes[i + k]
-            guard b & 0xC0 == 0x80 else { throw error("invalid UTF-8 continuation byte", at: i + k) }
-            scalar = scalar << 6 | UInt32(b & 0x3F)
-        }
-        if scalar < minimum || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) {
-            throw error("invalid UTF-8 sequence", at: i)
-        }
-        return length
     }
 }

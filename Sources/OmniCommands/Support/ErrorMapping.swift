@@ -106,7 +106,7 @@ public enum ErrorMapping {
     static func transport(_ error: TransportError) -> ErrorReport {
         let exitCode: ExitCode
         switch error.kind {
-        case .invalidURL: exitCode = .usage
+        case .invalidURL, .invalidArgument: exitCode = .usage
         case .dns, .connect, .tls, .timeout, .closed, .io, .protocolViolation, .limitExceeded: exitCode = .network
         case .rejected: exitCode = (error.status == 401 || error.status == 403) ? .unauthorized : .rejected
         case .cancelled: exitCode = .interrupted

@@ -34,13 +34,15 @@ public enum HelpTopics {
               OMNI_CONFIG_DIR    directory holding config.toml (overrides XDG_CONFIG_HOME/omni)
               XDG_CONFIG_HOME    base of the default config file: $XDG_CONFIG_HOME/omni/config.toml
               NO_COLOR           when non-empty, no colour in auto mode (an explicit --color still wins)
-              FORCE_COLOR        when set (and not 0), colour even when not a terminal, in auto mode
+              FORCE_COLOR, CLICOLOR_FORCE
+                                 when set (and not 0), colour even when not a terminal, in auto mode
               TERM               TERM=dumb turns colour off in auto mode
               COLUMNS            width for wrapping when it cannot be read from the terminal
               OMNI_CANDID_WORK_BUDGET
                                  decoding work limit of 'omni candid decode' (same as --work-budget)
-              HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY
-                                 proxies for network commands (read by libcurl)
+              http_proxy, HTTPS_PROXY, ALL_PROXY, NO_PROXY
+                                 proxies for network commands, read by libcurl in either case except
+                                 http_proxy, which counts only in lower case
               OMNI_VECTORS       test suites only: where the shared test vectors live
 
             Variables of individual commands (each is the fallback for the option named):

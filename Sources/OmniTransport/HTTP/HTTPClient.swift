@@ -181,31 +181,31 @@ struct HTTPTransferSettings: Sendable {
             throw TransportError(.invalidURL, "URL contains spaces or control characters", url: url)
         }
         guard Self.isToken(request.method) else {
-            throw TransportError(.protocolViolation, "invalid HTTP method \"\(request.method)\"", url: url)
+            throw TransportError(.invalidArgument, "invalid HTTP method \"\(request.method)\"", url: url)
         }
         for header in request.headers {
             guard Self.isToken(header.name) else {
-                throw TransportError(.protocolViolation, "invalid request header name \"\(header.name)\"", url: url)
+                throw TransportError(.invalidArgument, "invalid request header name \"\(header.name)\"", url: url)
             }
             guard !header.value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
-                throw TransportError(.protocolViolation,
+                throw TransportError(.invalidArgument,
                                      "request header \"\(header.name)\" has a line break or NUL in its value", url: url)
             }
         }
         guard !configuration.userAgent.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
-            throw TransportError(.protocolViolation, "the User-Agent has a line break or NUL in it", url: url)
+            throw TransportError(.invalidArgument, "the User-Agent has a line break or NUL in it", url: url)
         }
         if request.method.uppercased() == "HEAD" && request.body != nil {
-            throw TransportError(.protocolViolation, "a HEAD request cannot carry a body", url: url)
+            throw TransportError(.invalidArgument, "a HEAD request cannot carry a body", url: url)
         }
         let maxResponseBytes = request.maxResponseBytes ?? configuration.maxResponseBytes
         guard maxResponseBytes > 0 else {
-            throw TransportError(.limitExceeded, "response size limit must be positive (got \(maxResponseBytes))",
+            throw TransportError(.invalidArgument, "response size limit must be positive (got \(maxResponseBytes))",
                                  url: url)
         }
         let maxRedirects = request.maxRedirects ?? configuration.maxRedirects
         guard maxRedirects >= 0 else {
-            throw TransportError(.limitExceeded, "redirect limit must not be negative (got \(maxRedirects))", url: url)
+            throw TransportError(.invalidArgument, "redirect limit must not be negative (got \(maxRedirects))", url: url)
         }
         method = request.method
         self.url = url
@@ -220,15 +220,7 @@ struct HTTPTransferSettings: Sendable {
 
     /// RFC 9110 `token`: what a method or field name may consist of.
     private static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return true
-            default:
-                return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-            }
-        }
+        !text.isEmpty && text.utf8.allSatisfy(HTTP1Head.isTokenByte)
     }
 
     /// libcurl treats 0 as "no timeout"; a timeout is always at least 1 ms and at most a day, so nothing hangs.

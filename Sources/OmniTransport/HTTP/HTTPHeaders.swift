@@ -29,35 +29,19 @@ public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, Expressi
 
     /// The first value of `name`, or nil.
     public subscript(name: String) -> String? {
-        fields.first { Self.namesMatch($0.name, name) }?.value
+        fields.first { HTTP1Head.equalsIgnoringCase($0.name, name) }?.value
     }
 
     /// Every value of `name`, in order.
     public func values(for name: String) -> [String] {
-        fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
+        fields.filter { HTTP1Head.equalsIgnoringCase($0.name, name) }.map(\.value)
     }
 
     public func contains(name: String) -> Bool {
-        fields.contains { Self.namesMatch($0.name, name) }
+        fields.contains { HTTP1Head.equalsIgnoringCase($0.name, name) }
     }
 
     public mutating func append(name: String, value: String) {
         fields.append(HTTPHeader(name: name, value: value))
-    }
-
-    /// ASCII case-insensitive comparison without allocating lowercased copies.
-    static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
-        var left = lhs.utf8.makeIterator(), right = rhs.utf8.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil): return true
-            case let (l?, r?) where asciiLowercase(l) == asciiLowercase(r): continue
-            default: return false
-            }
-        }
-    }
-
-    private static func asciiLowercase(_ byte: UInt8) -> UInt8 {
-        (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
     }
 }

@@ -237,12 +237,12 @@ final class HTTPTransfer: @unchecked Sendable {
     private func acceptDeclaredLength() -> Bool {
         let status = responseStatus
         let isRedirectToFollow = settings.maxRedirects > 0 && (300..<400).contains(status)
-            && responseFields.contains { HTTPHeaders.namesMatch($0.name, "Location") }
+            && responseFields.contains { HTTP1Head.equalsIgnoringCase($0.name, "Location") }
         if (100..<200).contains(status) || isRedirectToFollow || settings.method == "HEAD"
             || status == 204 || status == 304 {
             return true
         }
-        guard let field = responseFields.last(where: { HTTPHeaders.namesMatch($0.name, "Content-Length") }),
+        guard let field = responseFields.last(where: { HTTP1Head.equalsIgnoringCase($0.name, "Content-Length") }),
               let declared = UInt64(field.value)
         else { return true }
         guard declared <= UInt64(settings.maxResponseBytes) else {

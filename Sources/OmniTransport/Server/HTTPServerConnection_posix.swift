@@ -192,8 +192,7 @@ final class HTTPServerConnectionWorker: @unchecked Sendable {
         var body: [UInt8] = []
         while true {
             let line = try readLine(maxLength: 1024, deadline: deadline)
-            let sizeText = line.prefix { $0 != 0x3B }.filter { $0 != 0x20 && $0 != 0x09 }
-            guard !sizeText.isEmpty, sizeText.count <= 15, let size = Int(String(decoding: sizeText, as: UTF8.self), radix: 16) else {
+            guard let size = Self.chunkSize(line) else {
                 throw Refusal(response: .text("invalid chunk size\n", status: 400))
             }
             if size == 0 { break }
@@ -217,6 +216,16 @@ final class HTTPServerConnectionWorker: @unchecked Sendable {
                 throw Refusal(response: .text("trailer section too large\n", status: 431))
             }
         }
+    }
+
+    /// The size of a chunk-size line (`1*HEXDIG [BWS ";" extensions]`). Only hex digits count: `Int(_:radix:)`
+    /// alone would take a sign, and a negative size would index before the buffer.
+    static func chunkSize(_ line: [UInt8]) -> Int? {
+        var digits = line.prefix { $0 != 0x3B }[...]
+        while let last = digits.last, last == 0x20 || last == 0x09 { digits.removeLast() }
+        let isHexDigit = { (byte: UInt8) in (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte | 0x20) }
+        guard (1...15).contains(digits.count), digits.allSatisfy(isHexDigit) else { return nil }
+        return Int(String(decoding: digits, as: UTF8.self), radix: 16)
     }
 
     /// One CRLF-terminated line (without the CRLF).
@@ -312,25 +321,9 @@ final class HTTPServerConnectionWorker: @unchecked Sendable {
         writeAll(response.serialized(closeConnection: close, headOnly: headOnly))
     }
 
+    /// False if the connection failed or the peer did not take the bytes within the write timeout.
     private func writeAll(_ bytes: [UInt8]) -> Bool {
-        let deadline = MonotonicDeadline.after(configuration.writeTimeout)
-        var offset = 0
-        while offset < bytes.count {
-            let written: Int
-            do {
-                written = try bytes.withBytesThrowingTransportError { raw throws(TransportError) in
-                    try stream.write(UnsafeRawBufferPointer(rebasing: raw[offset...]))
-                }
-            } catch {
-                return false
-            }
-            offset += written
-            if written == 0 {
-                var descriptors = [POSIXPoll.descriptor(stream.descriptor, POSIXPoll.writable)]
-                guard POSIXPoll.wait(&descriptors, until: deadline) else { return false }
-            }
-        }
-        return true
+        (try? stream.writeAll(bytes, until: .after(configuration.writeTimeout))) != nil
     }
 
     /// Appends whatever the socket has; waits (also on the server's stop pipe if `watchStop`) until the deadline.
@@ -361,10 +354,7 @@ final class HTTPServerConnectionWorker: @unchecked Sendable {
     /// could destroy the response in flight.
     private func lingeringClose() {
         stream.shutdownWrite()
-        let deadline = MonotonicDeadline.after(1)
-        while case .data = readMore(until: deadline, watchStop: false) {
-            buffer.removeAll(keepingCapacity: true)
-        }
+        stream.discardInput(until: .after(1))
         stream.shutdown()
     }
 }

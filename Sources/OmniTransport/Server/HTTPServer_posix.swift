@@ -126,18 +126,42 @@ public final class HTTPServer: @unchecked Sendable {
     /// Open connections (HTTP and WebSocket).
     public var connectionCount: Int { condition.withLock { connections.count } }
 
-    /// Binds every address and starts accepting. Throws `.io` if an address cannot be bound.
+    /// Binds every address and starts accepting. Throws `.invalidArgument` for an address it may not listen on,
+    /// `.io` if an address cannot be bound.
     public func start() throws(TransportError) {
         let alreadyStarted = condition.withLock { () -> Bool in
             defer { started = true }
             return started
         }
-        guard !alreadyStarted else { throw TransportError(.io, "server already started") }
+        guard !alreadyStarted else { throw TransportError(.invalidArgument, "server already started") }
+        let bound: [(Int32, String)], port: UInt16
+        do {
+            (bound, port) = try bindListeners()
+        } catch {
+            // No accept loop will ever report the stop, so `stop()` and `waitUntilStopped()` must not wait for one.
+            condition.withLock {
+                stopped = true
+                condition.broadcast()
+            }
+            throw error
+        }
+        condition.withLock {
+            listeners = bound.map(\.0)
+            boundPort = port
+            boundAddressList = bound.map { $0.1.contains(":") ? "[\($0.1)]:\(port)" : "\($0.1):\(port)" }
+        }
+        let thread = Thread { [self] in acceptLoop() }
+        thread.name = "omni-http-accept"
+        thread.start()
+    }
+
+    /// Binds every configured address (`localhost` is both loopbacks), all on the same port.
+    private func bindListeners() throws(TransportError) -> (listeners: [(Int32, String)], port: UInt16) {
         var addresses: [String] = []
         for address in configuration.addresses {
             if address.lowercased() == "localhost" { addresses += ["127.0.0.1", "::1"] } else { addresses.append(address) }
         }
-        guard !addresses.isEmpty else { throw TransportError(.io, "no listening address configured") }
+        guard !addresses.isEmpty else { throw TransportError(.invalidArgument, "no listening address configured") }
         var port = configuration.port
         var bound: [(Int32, String)] = []
         do {
@@ -150,14 +174,7 @@ public final class HTTPServer: @unchecked Sendable {
             for (descriptor, _) in bound { close(descriptor) }
             throw error
         }
-        condition.withLock {
-            listeners = bound.map(\.0)
-            boundPort = port
-            boundAddressList = bound.map { $0.1.contains(":") ? "[\($0.1)]:\(port)" : "\($0.1):\(port)" }
-        }
-        let thread = Thread { [self] in acceptLoop() }
-        thread.name = "omni-http-accept"
-        thread.start()
+        return (bound, port)
     }
 
     /// Asks the server to stop; returns at once. Async-signal-safe (one write to a socket pair).
@@ -277,18 +294,7 @@ public final class HTTPServer: @unchecked Sendable {
             return
         }
         Thread { [self] in
-            var scratch = [UInt8](repeating: 0, count: 4096)
-            let deadline = MonotonicDeadline.after(1)
-            drain: while true {
-                let result = try? scratch.withMutableBytesThrowingTransportError { raw throws(TransportError) in try stream.read(into: raw) }
-                switch result {
-                case .bytes?: continue
-                case .wouldBlock?:
-                    var descriptors = [POSIXPoll.descriptor(stream.descriptor, POSIXPoll.readable)]
-                    if !POSIXPoll.wait(&descriptors, until: deadline) { break drain }
-                case .endOfStream?, nil: break drain
-                }
-            }
+            stream.discardInput(until: .after(1))
             stream.shutdown()
             condition.withLock { lingeringRefusals -= 1 }
         }.start()
@@ -322,8 +328,14 @@ public final class HTTPServer: @unchecked Sendable {
             return listeners
         }
         for descriptor in listening { close(descriptor) }
-        for socket in webSockets() { socket.sendCloseWithoutWaiting(code: .goingAway, reason: "server shutting down") }
-        if !waitForConnections(until: .after(configuration.shutdownGracePeriod)) {
+        let graceEnd = MonotonicDeadline.after(configuration.shutdownGracePeriod)
+        // As a Date for NSLock, from the clamped monotonic deadline: an infinite grace period must not become an
+        // infinite Date, which Foundation cannot turn into a timespec.
+        let lockDeadline = Date(timeIntervalSinceNow: Double(max(0, graceEnd.pollTimeout)) / 1000)
+        for socket in webSockets() {
+            socket.sendCloseWithoutWaiting(code: .goingAway, reason: "server shutting down", lockDeadline: lockDeadline)
+        }
+        if !waitForConnections(until: graceEnd) {
             let remaining = condition.withLock { Array(connections.values) }
             for record in remaining {
                 if let socket = condition.withLock({ record.webSocket }) { socket.abort() } else { record.stream.shutdown() }
@@ -360,16 +372,16 @@ enum HTTPServerListener {
         if inet_pton(AF_INET, literal, &v4) == 1 {
             family = AF_INET
             if !allowNonLoopback, UInt32(bigEndian: v4.s_addr) >> 24 != 127 {
-                throw TransportError(.io, "refusing to listen on non-loopback address \(address)")
+                throw TransportError(.invalidArgument, "refusing to listen on non-loopback address \(address)")
             }
         } else if inet_pton(AF_INET6, literal, &v6) == 1 {
             family = AF_INET6
             let loopback = withUnsafeBytes(of: &v6) { bytes in bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1 }
             if !allowNonLoopback, !loopback {
-                throw TransportError(.io, "refusing to listen on non-loopback address \(address)")
+                throw TransportError(.invalidArgument, "refusing to listen on non-loopback address \(address)")
             }
         } else {
-            throw TransportError(.io, "listening address \(address) is not an IPv4 or IPv6 literal")
+            throw TransportError(.invalidArgument, "listening address \(address) is not an IPv4 or IPv6 literal")
         }
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
         let descriptor = socket(family, type, 0)

@@ -35,7 +35,11 @@ public enum WebSocketClient {
         let request = try WebSocketHandshake.request(
             url: url, key: key, subprotocols: configuration.subprotocols, headers: configuration.headers)
         let stream = try WebSocketCurlStream.open(url: url, configuration: configuration)
-        try writeAll(request, to: stream, until: deadline, url: urlText)
+        do {
+            try stream.writeAll(request, until: deadline)
+        } catch {
+            throw error.kind == .timeout ? TransportError(.timeout, "timed out sending the upgrade request", url: urlText) : error
+        }
 
         var buffer: [UInt8] = []
         var scanFrom = 0
@@ -84,24 +88,6 @@ public enum WebSocketClient {
         }
         let body = buffer[bodyStart..<min(buffer.count, bodyStart + wanted)]
         return String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    private static func writeAll(_ bytes: [UInt8], to stream: WebSocketCurlStream, until deadline: MonotonicDeadline, url: String)
-        throws(TransportError)
-    {
-        var offset = 0
-        while offset < bytes.count {
-            let written = try bytes.withBytesThrowingTransportError { buffer throws(TransportError) in
-                try stream.write(UnsafeRawBufferPointer(rebasing: buffer[offset...]))
-            }
-            offset += written
-            if written == 0 {
-                var descriptors = [POSIXPoll.descriptor(stream.descriptor, POSIXPoll.writable)]
-                guard POSIXPoll.wait(&descriptors, until: deadline) else {
-                    throw TransportError(.timeout, "timed out sending the upgrade request", url: url)
-                }
-            }
-        }
     }
 
     private static func readMore(
@@ -162,8 +148,18 @@ final class WebSocketCurlStream: WebSocketByteStream, @unchecked Sendable {
         setLong(CURLOPT_HTTPPROXYTUNNEL, 1)
         setLong(CURLOPT_SSL_VERIFYPEER, 1)
         setLong(CURLOPT_SSL_VERIFYHOST, 2)
-        // CAINFO replaces the bundle file only; the system CA directory (CAPATH) stays trusted.
-        if let caPath = configuration.extraCACertificatePath { setString(CURLOPT_CAINFO, caPath) }
+        // Added to the trust store libcurl builds, as the HTTP client does: CAINFO would replace the system bundle.
+        // libcurl reads the path while connecting, that is inside curl_easy_perform below.
+        let extraCAFile = configuration.extraCACertificatePath.flatMap { strdup($0) }
+        defer { free(extraCAFile) }
+        if let path = configuration.extraCACertificatePath, let extraCAFile {
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                curl_easy_cleanup(handle)
+                throw TransportError(.tls, "cannot read the CA certificates file \(path)", url: url.text)
+            }
+            setLong(CURLOPT_CA_CACHE_TIMEOUT, 0)
+            ok = ok && omni_curl_easy_add_ca_file(handle, extraCAFile) == CURLE_OK
+        }
         ok = ok && omni_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer) == CURLE_OK
         guard ok else {
             curl_easy_cleanup(handle)

@@ -211,13 +211,13 @@ public final class WebSocketConnection: @unchecked Sendable {
     }
 
     public func ping(_ payload: [UInt8] = []) throws(TransportError) {
-        guard payload.count <= 125 else { throw TransportError(.protocolViolation, "ping payload is longer than 125 bytes") }
+        guard payload.count <= 125 else { throw TransportError(.invalidArgument, "ping payload is longer than 125 bytes") }
         try sendFrame(.ping, payload)
     }
 
     /// An unsolicited pong (a unidirectional heartbeat, RFC 6455 §5.5.3).
     public func pong(_ payload: [UInt8] = []) throws(TransportError) {
-        guard payload.count <= 125 else { throw TransportError(.protocolViolation, "pong payload is longer than 125 bytes") }
+        guard payload.count <= 125 else { throw TransportError(.invalidArgument, "pong payload is longer than 125 bytes") }
         try sendFrame(.pong, payload)
     }
 
@@ -357,10 +357,10 @@ public final class WebSocketConnection: @unchecked Sendable {
     /// Does nothing if a close frame was sent already or the connection is finished.
     public func sendClose(code: WebSocketCloseCode = .normal, reason: String = "") throws(TransportError) {
         guard code.isValidOnWire || code == .noStatusReceived else {
-            throw TransportError(.protocolViolation, "close code \(code) may not be sent")
+            throw TransportError(.invalidArgument, "close code \(code) may not be sent")
         }
         guard reason.utf8.count <= 123, code != .noStatusReceived || reason.isEmpty else {
-            throw TransportError(.protocolViolation, "close reason is longer than 123 bytes or has no code")
+            throw TransportError(.invalidArgument, "close reason is longer than 123 bytes or has no code")
         }
         writeLock.lock()
         defer { writeLock.unlock() }
@@ -368,9 +368,18 @@ public final class WebSocketConnection: @unchecked Sendable {
     }
 
     /// Queues a close frame without waiting for it to leave (server shutdown: one slow peer must not delay the
-    /// others); the reader flushes what the socket could not take yet.
-    func sendCloseWithoutWaiting(code: WebSocketCloseCode, reason: String) {
-        writeLock.withLock { sendCloseLocked(WebSocketCloseInfo(code: code, reason: reason), wait: false) }
+    /// others); the reader flushes what the socket could not take yet. With a `lockDeadline`, sends nothing if a
+    /// sender still holds the write lock then: one stuck on a peer that does not read could hold it for
+    /// `sendTimeout`, and the server's abort after the grace period ends that connection anyway.
+    func sendCloseWithoutWaiting(code: WebSocketCloseCode, reason: String, lockDeadline: Date? = nil) {
+        // Not `lock(before: .distantFuture)`: Foundation on Linux traps converting that date to a timespec.
+        if let lockDeadline {
+            guard writeLock.lock(before: lockDeadline) else { return }
+        } else {
+            writeLock.lock()
+        }
+        defer { writeLock.unlock() }
+        sendCloseLocked(WebSocketCloseInfo(code: code, reason: reason), wait: false)
     }
 
     /// Best effort: queue the close frame and (if `wait`) give it up to `closeTimeout` to leave.
@@ -393,21 +402,8 @@ public final class WebSocketConnection: @unchecked Sendable {
     private func completePeerClose(_ info: WebSocketCloseInfo) {
         stateLock.withLock { peerCloseState = info }
         writeLock.withLock { sendCloseLocked(WebSocketCloseInfo(code: info.code)) }
-        if role == .client { awaitEndOfStream(until: .after(options.closeTimeout)) }
+        if role == .client { stream.discardInput(until: .after(options.closeTimeout)) }
         finish(nil)
-    }
-
-    private func awaitEndOfStream(until deadline: MonotonicDeadline) {
-        while true {
-            let result = try? scratch.withMutableBytesThrowingTransportError { buffer throws(TransportError) in try stream.read(into: buffer) }
-            switch result {
-            case .bytes?: continue
-            case .wouldBlock?:
-                var descriptors = [POSIXPoll.descriptor(stream.descriptor, POSIXPoll.readable)]
-                if !POSIXPoll.wait(&descriptors, until: deadline) { return }
-            case .endOfStream?, nil: return
-            }
-        }
     }
 
     /// A protocol or limit violation (or idle timeout): send our close code, then drop the connection.
@@ -438,7 +434,7 @@ public final class WebSocketConnection: @unchecked Sendable {
     /// Drains what the peer still sends until it closes (bounded), so closing our socket does not reset the
     /// connection before the peer has read our last frames.
     func lingerUntilPeerCloses(seconds: Double) {
-        readLock.withLock { awaitEndOfStream(until: .after(seconds)) }
+        readLock.withLock { stream.discardInput(until: .after(seconds)) }
         stream.shutdown()
     }
 

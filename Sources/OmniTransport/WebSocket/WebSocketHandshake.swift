@@ -1,4 +1,4 @@
-import Foundation
+import OmniCodec
 import OmniCrypto
 
 /// The opening handshake of RFC 6455 §4: key and accept values, the client's upgrade request and the checks on
@@ -8,18 +8,18 @@ public enum WebSocketHandshake {
 
     /// `Sec-WebSocket-Accept` for a `Sec-WebSocket-Key`: base64(SHA-1(key ‖ GUID)).
     public static func acceptValue(forKey key: String) -> String {
-        Data(Insecure.SHA1.hash(Array((key + guid).utf8))).base64EncodedString()
+        Base64.encode(Insecure.SHA1.hash(Array((key + guid).utf8)))
     }
 
     /// A fresh `Sec-WebSocket-Key`: 16 random bytes, base64.
     public static func makeKey() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return Data((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }).base64EncodedString()
+        Base64.encode(SecureRandom.bytes(16))
     }
 
-    /// True if `key` is base64 of exactly 16 bytes, as servers must check.
+    /// True if `key` is base64 of exactly 16 bytes, as servers must check. Like other servers, the unused bits
+    /// of the last symbol are not checked.
     public static func isValidKey(_ key: String) -> Bool {
-        key.utf8.count == 24 && Data(base64Encoded: key)?.count == 16
+        key.utf8.count == 24 && (try? Base64.decode(key, padding: .required, strict: false))?.count == 16
     }
 
     /// Subprotocol names are tokens (RFC 6455 §4.1).
@@ -32,7 +32,7 @@ public enum WebSocketHandshake {
         url: WebSocketURL, key: String, subprotocols: [String], headers: HTTPHeaderFields
     ) throws(TransportError) -> [UInt8] {
         for name in subprotocols where !isValidSubprotocol(name) {
-            throw TransportError(.protocolViolation, "subprotocol \"\(name)\" is not a valid token", url: url.text)
+            throw TransportError(.invalidArgument, "subprotocol \"\(name)\" is not a valid token", url: url.text)
         }
         var text = "GET \(url.requestTarget) HTTP/1.1\r\nHost: \(url.hostHeader)\r\nUpgrade: websocket\r\n"
         text += "Connection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
@@ -41,10 +41,10 @@ public enum WebSocketHandshake {
                         "sec-websocket-protocol", "sec-websocket-extensions", "content-length", "transfer-encoding"]
         for (name, value) in headers {
             guard HTTPHeaderFields.isValidField(name: name, value: value) else {
-                throw TransportError(.protocolViolation, "request header \"\(name)\" has an invalid name or value", url: url.text)
+                throw TransportError(.invalidArgument, "request header \"\(name)\" has an invalid name or value", url: url.text)
             }
             guard !reserved.contains(name.lowercased()) else {
-                throw TransportError(.protocolViolation, "request header \"\(name)\" is set by the WebSocket handshake", url: url.text)
+                throw TransportError(.invalidArgument, "request header \"\(name)\" is set by the WebSocket handshake", url: url.text)
             }
             text += "\(name): \(value)\r\n"
         }

@@ -23,6 +23,41 @@ protocol WebSocketByteStream: AnyObject, Sendable {
     func shutdown()
 }
 
+extension WebSocketByteStream {
+    /// Writes all of `bytes`, waiting for the socket to take more until `deadline`; throws `.timeout` then.
+    func writeAll(_ bytes: [UInt8], until deadline: MonotonicDeadline) throws(TransportError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = try bytes.withBytesThrowingTransportError { raw throws(TransportError) in
+                try write(UnsafeRawBufferPointer(rebasing: raw[offset...]))
+            }
+            offset += written
+            if written == 0 {
+                var descriptors = [POSIXPoll.descriptor(descriptor, POSIXPoll.writable)]
+                guard POSIXPoll.wait(&descriptors, until: deadline) else {
+                    throw TransportError(.timeout, "timed out with \(bytes.count - offset) bytes not sent")
+                }
+            }
+        }
+    }
+
+    /// Reads and drops whatever arrives until the peer closes, reading fails, or `deadline` passes; used before
+    /// closing, so unread bytes do not turn the close into a reset that destroys what we sent last.
+    func discardInput(until deadline: MonotonicDeadline) {
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let result = try? scratch.withMutableBytesThrowingTransportError { raw throws(TransportError) in try read(into: raw) }
+            switch result {
+            case .bytes?: continue
+            case .wouldBlock?:
+                var descriptors = [POSIXPoll.descriptor(descriptor, POSIXPoll.readable)]
+                if !POSIXPoll.wait(&descriptors, until: deadline) { return }
+            case .endOfStream?, nil: return
+            }
+        }
+    }
+}
+
 /// A point in monotonic time, or never.
 struct MonotonicDeadline {
     let nanoseconds: UInt64?
