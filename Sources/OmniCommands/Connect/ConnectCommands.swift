@@ -12,9 +12,10 @@ public enum ConnectCommands {
             discussion: """
             Iroha Connect pairs a dApp with a wallet through Torii: the app registers a session, hands the wallet a \
             URI, the wallet approves with its account key, and the two exchange encrypted sign requests. omni speaks \
-            the current wire generation (gen-b) by default and the March 2026 one with --profile gen-a. Secrets \
-            (private keys, tokens) are read from files or the environment, never from the command line, and are \
-            printed only with --show-secrets.
+            the current wire generation (gen-b) by default and the March 2026 one with --profile gen-a. Private keys \
+            and tokens are read from files or the environment, never as literal options, and are printed only with \
+            --show-secrets. The one exception is the wallet URI, which carries the wallet's one-time token by design \
+            (it is what the app hands over): give it as @FILE, - or OMNI_CONNECT_URI to keep it out of process lists.
             """,
             subcommands: [
                 appGroup, ConnectWalletCommand.command, ConnectRelayCommand.command, sessionGroup, uriGroup, frameGroup,
