@@ -20,6 +20,12 @@ import OmniTestSupport
         #expect(RFC3339.parse(text) == nil)
     }
 
+    @Test func formatsTheExtremesWithoutTrapping() {
+        #expect(!RFC3339.format(.init(seconds: .min)).isEmpty)
+        #expect(!RFC3339.format(.init(seconds: .max), fractionDigits: 9).isEmpty)
+        #expect(RFC3339.format(.init(seconds: -1)) == "1969-12-31T23:59:59Z")
+    }
+
     /// Formatting and parsing are inverse over random instants across four centuries (including before 1970).
     @Test func roundTripsRandomInstants() {
         var random = SeededGenerator()

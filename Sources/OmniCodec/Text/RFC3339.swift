@@ -71,9 +71,10 @@ public enum RFC3339 {
 
     /// `YYYY-MM-DDTHH:MM:SS[.fraction]Z` in UTC with `fractionDigits` (0…9) digits of the nanoseconds.
     public static func format(_ instant: Instant, fractionDigits: Int = 0) -> String {
-        let seconds = instant.seconds
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
+        // Floor division without the `seconds - 86_399` that would overflow near Int64.min.
+        let (quotient, remainder) = instant.seconds.quotientAndRemainder(dividingBy: 86_400)
+        let days = remainder < 0 ? quotient - 1 : quotient
+        let secondOfDay = remainder < 0 ? remainder + 86_400 : remainder
         let (year, month, day) = CivilCalendar.civilFromDays(days)
         func pad(_ value: Int64, _ width: Int) -> String {
             let text = String(value)
