@@ -12,6 +12,14 @@ RELEASE_FLAGS := -c release -Xswiftc -static-stdlib
 RELEASE_BIN := .build/release/omni
 DEBUG_BIN := .build/debug/omni
 
+# Installs Debian packages: directly as root, through password-less sudo otherwise, else says what to run.
+define apt_install
+  if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
+  else echo "missing packages; run: sudo apt-get install -y $(1)"; exit 1; fi; \
+  echo "installing $(1)"; \
+  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null
+endef
+
 .PHONY: build build-info debug test test-deps deps install completions docs check-generated bench clean
 
 # Release build (the default target).
@@ -24,26 +32,13 @@ debug: deps build-info
 # Installs the system libraries omni links against when any is missing (apt-get as root, otherwise prints the
 # command to run).
 deps:
-	@if ! pkg-config --exists $(PKG_CONFIG_MODULES) 2>/dev/null; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "installing $(APT_PACKAGES)"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES) >/dev/null; \
-	  else \
-	    echo "missing system packages; run: sudo apt-get install -y $(APT_PACKAGES)"; exit 1; \
-	  fi; \
-	fi
+	@if ! pkg-config --exists $(PKG_CONFIG_MODULES) 2>/dev/null; then $(call apt_install,$(APT_PACKAGES)); fi
 
 # What the tests run besides omni: zsh and fish (completion scripts are checked in real shells) and the Python
 # peers for the differential tests. Only what is missing is installed.
 TEST_APT_PACKAGES := zsh fish
 test-deps: deps
-	@if ! command -v zsh >/dev/null || ! command -v fish >/dev/null; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TEST_APT_PACKAGES) >/dev/null; \
-	  else \
-	    echo "missing test packages; run: sudo apt-get install -y $(TEST_APT_PACKAGES)"; exit 1; \
-	  fi; \
-	fi
+	@if ! command -v zsh >/dev/null || ! command -v fish >/dev/null; then $(call apt_install,$(TEST_APT_PACKAGES)); fi
 	@$(PYTHON) -c "import websockets, cbor2, pyblst, sr25519, cryptography, ic" 2>/dev/null || \
 	  $(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/Peers/requirements.txt
 
