@@ -138,6 +138,20 @@ struct CandidLexer {
             }
             return run
         }
+        /// An exponent after `marker` (either case): the marker, an optional sign and decimal digits (`e-3`, `p+4`);
+        /// nil when the next character is not the marker.
+        func exponentPart(marker: UInt8) throws(CandidError) -> String? {
+            guard let next = peek(), next | 0x20 == marker else { return nil }
+            index += 1
+            var part = String(Unicode.Scalar(marker))
+            if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+                part.unicodeScalars.append(Unicode.Scalar(sign))
+                index += 1
+            }
+            let exponent = digits(hex: false)
+            guard !exponent.isEmpty else { throw error("expected exponent digits", at: index) }
+            return part + exponent
+        }
         if peek() == UInt8(ascii: "0"), let marker = peek(1), marker == UInt8(ascii: "x") || marker == UInt8(ascii: "X") {
             index += 2
             isHex = true
@@ -150,16 +164,8 @@ struct CandidLexer {
                 isFloat = true
                 text += "." + digits(hex: true)
             }
-            if let marker = peek(), marker == UInt8(ascii: "p") || marker == UInt8(ascii: "P") {
-                index += 1
+            if let exponent = try exponentPart(marker: UInt8(ascii: "p")) {
                 isFloat = true
-                text += "p"
-                if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
-                    text.unicodeScalars.append(Unicode.Scalar(sign))
-                    index += 1
-                }
-                let exponent = digits(hex: false)
-                guard !exponent.isEmpty else { throw error("expected exponent digits", at: index) }
                 text += exponent
             }
         } else {
@@ -170,16 +176,8 @@ struct CandidLexer {
                 isFloat = true
                 text += "." + digits(hex: false)
             }
-            if let marker = peek(), marker == UInt8(ascii: "e") || marker == UInt8(ascii: "E") {
-                index += 1
+            if let exponent = try exponentPart(marker: UInt8(ascii: "e")) {
                 isFloat = true
-                text += "e"
-                if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
-                    text.unicodeScalars.append(Unicode.Scalar(sign))
-                    index += 1
-                }
-                let exponent = digits(hex: false)
-                guard !exponent.isEmpty else { throw error("expected exponent digits", at: index) }
                 text += exponent
             }
         }
