@@ -41,7 +41,7 @@ import OmniCodec
         #expect(result.stderr.contains("invalid value 'pretty' for --output: expected one of text, json"))
         let unknown = run(["group", "show", "--output", "yaml"], tool: Self.tool)
         #expect(unknown.status == 2)
-        #expect(unknown.stderr.contains("expected one of text, json, machine, pretty"))
+        #expect(unknown.stderr.contains("expected one of text, json, jsonl, machine, pretty"))
     }
 
     @Test func theEnvironmentKeepsTheGlobalNames() {
@@ -56,8 +56,8 @@ import OmniCodec
         #expect(words.contains("Also accepted here: machine (same as json), pretty (same as text)."))
         #expect(!run(["group", "plain", "--help"], tool: Self.tool).stdout.contains("same as text"))
         let bash = run(["completions", "bash"], tool: Self.tool)
-        #expect(bash.stdout.contains("'tool group show|--output') echo 'text json machine pretty'"))
-        #expect(bash.stdout.contains("'tool group plain|--output') echo 'text json'"))
+        #expect(bash.stdout.contains("'tool group show|--output') echo 'text json jsonl machine pretty'"))
+        #expect(bash.stdout.contains("'tool group plain|--output') echo 'text json jsonl'"))
         let dump = try #require(try? JSONValue.parse(run(["__dump-help"], tool: Self.tool).stdout))
         let group = dump["command"]?["subcommands"]?.arrayValue?.first
         let show = group?["subcommands"]?.arrayValue?.first

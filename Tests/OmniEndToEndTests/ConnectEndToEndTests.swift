@@ -42,7 +42,7 @@ import Testing
 
         let walletEvents = try JSONValue.parseLines(wallet.stdoutText)
         #expect(walletEvents.map { $0["event"]?.stringValue ?? "" } == ["connected", "open", "approved", "request", "signed", "closed", "done"])
-        #expect(try relay.stop() == 0)
+        #expect(try relay.stop() == 130)
         let relayEvents = relay.events
         #expect(relayEvents.first?["event"] == "ready")
         #expect(relayEvents.contains { $0["event"] == "deleted" })
@@ -72,17 +72,17 @@ import Testing
 
     @Test func genAProfileFlow() throws {
         let work = try WorkDirectory()
-        let relay = try RelayProcess(["--profile", "gen-a", "--chain-id", "omni-test"])
+        let relay = try RelayProcess(["--generation", "gen-a", "--chain-id", "omni-test"])
         let key = try work.accountKey()
         try work.write("msg.bin", [0xde, 0xad])
-        let app = try BackgroundOmni(["connect", "app", "--profile", "gen-a", "--node", relay.url, "--chain-id", "omni-test", "--output", "json",
+        let app = try BackgroundOmni(["connect", "app", "--generation", "gen-a", "--node", relay.url, "--chain-id", "omni-test", "--output", "json",
                                       "sign-raw", "--domain-tag", "legacy", "--data", "@" + work.path("msg.bin")])
         let session = try app.line { $0["event"] == "session" }
         let uri = session["wallet_uri"]?.stringValue ?? ""
         #expect(uri.hasPrefix("iroha://connect?sid="))
         #expect(uri.contains("chain_id=omni-test"))
         try work.write("uri.txt", Array(uri.utf8))
-        let wallet = try Omni.run(["connect", "wallet", "--profile", "gen-a", "--uri", "@" + work.path("uri.txt"), "--account-key", key.path,
+        let wallet = try Omni.run(["connect", "wallet", "--generation", "gen-a", "--uri", "@" + work.path("uri.txt"), "--account-key", key.path,
                                    "--approve", "--auto-sign", "--allow-domain", "legacy", "--output", "json"])
         #expect(wallet.status == 0, "\(wallet.stderrText)")
         #expect(try app.waitForExit() == 0, "\(app.stderrText)")
@@ -231,7 +231,7 @@ import Testing
             #expect(close?["code"] == 4002, "\(side)")
             #expect(close?["reason"] == "connect_wallet_approval_invalid", "\(side)")
         }
-        #expect(try relay.stop() == 0)
+        #expect(try relay.stop() == 130)
         let reasons = relay.events.filter { $0["event"] == "terminated" }.compactMap { $0["reason"]?.stringValue }
         #expect(Set(reasons) == ["connect_sequence_violation", "connect_role_direction_mismatch", "connect_wallet_approval_invalid"])
     }

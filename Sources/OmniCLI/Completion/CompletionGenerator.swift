@@ -50,11 +50,12 @@ struct CompletionGenerator {
         case .file: "__file__"
         case .directory: "__dir__"
         case .values(let values): values.joined(separator: " ")
+        case .dynamic(let list): "__dynamic__:" + list
         }
     }
 
     private func shellQuote(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        "'" + text.replacing("'", with: "'\\''") + "'"
     }
 
     // MARK: bash
@@ -106,6 +107,7 @@ struct CompletionGenerator {
                     __file__) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                     __dir__) COMPREPLY=($(compgen -d -- "$cur")); return ;;
                     __value__) COMPREPLY=(); return ;;
+                    __dynamic__:*) COMPREPLY=($(compgen -W "$(\(toolName) __complete "${values#__dynamic__:}" 2>/dev/null)" -- "$cur")); return ;;
                     *) COMPREPLY=($(compgen -W "$values" -- "$cur")); return ;;
                 esac
             fi
@@ -129,8 +131,7 @@ struct CompletionGenerator {
     // MARK: zsh
 
     private func zshEscape(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:")
-            .replacingOccurrences(of: "'", with: "'\\''")
+        text.replacing("\\", with: "\\\\").replacing(":", with: "\\:").replacing("'", with: "'\\''")
     }
 
     private func zsh() -> String {
@@ -186,6 +187,10 @@ struct CompletionGenerator {
                     __file__) _files; return ;;
                     __dir__) _files -/; return ;;
                     __value__) _message 'value'; return ;;
+                    __dynamic__:*)
+                        local list="${reply[1]#__dynamic__:}"
+                        reply=(${(f)"$(\(toolName) __complete "$list" 2>/dev/null)"})
+                        compadd -a reply; return ;;
                     *) compadd -a reply; return ;;
                 esac
             fi
@@ -201,7 +206,12 @@ struct CompletionGenerator {
                 fi
             fi
         }
-        \(fn) "$@"
+        # Autoloaded from $fpath, the file is the function; sourced (source <(\(toolName) completions zsh)), it registers it.
+        if [ "$funcstack[1]" = "\(fn)" ]; then
+            \(fn) "$@"
+        else
+            compdef \(fn) \(toolName)
+        fi
 
         """
         return out
@@ -210,7 +220,7 @@ struct CompletionGenerator {
     // MARK: fish
 
     private func fishQuote(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+        "'" + text.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'"
     }
 
     private func fish() -> String {
@@ -249,6 +259,7 @@ struct CompletionGenerator {
                     case .file: line += " -r -F"
                     case .directory: line += " -r -a '(__fish_complete_directories)'"
                     case .values(let values): line += " -x -a " + fishQuote(values.joined(separator: " "))
+                    case .dynamic(let list): line += " -x -a " + fishQuote("(\(toolName) __complete \(list) 2>/dev/null)")
                     case .none: line += " -x"
                     }
                 }

@@ -38,6 +38,10 @@ struct HelpRenderer {
             let options = grouped[group] ?? []
             sections.append(style.bold(group.uppercased() + ":") + "\n" + options.map(optionRow).joined(separator: "\n"))
         }
+        if !command.relations.isEmpty {
+            sections.append(style.bold("RULES:") + "\n" + command.relations.map { "  " + wrap($0.summary, indent: 2, firstLineUsed: 2) }
+                .joined(separator: "\n"))
+        }
 
         if isRoot {
             sections.append(style.bold("GLOBAL OPTIONS:") + "\n"
@@ -93,7 +97,8 @@ struct HelpRenderer {
             parts.append("<subcommand>")
         }
         for option in command.visibleOptions where option.takesValue {
-            parts.append("[\(option.longFlag) <\(option.valueName.lowercased())>\(option.repeating ? " ..." : "")]")
+            let text = "\(option.longFlag) <\(option.valueName.lowercased())>\(option.repeating ? " ..." : "")"
+            parts.append(option.required ? text : "[\(text)]")
         }
         for option in command.visibleOptions where !option.takesValue {
             parts.append("[\(option.longFlag)]")
@@ -111,7 +116,10 @@ struct HelpRenderer {
     }
 
     private func sourceNote(_ source: ValueSource) -> String {
-        source == .content ? " Give the value itself, @FILE to read a file, or - for stdin." : ""
+        switch source {
+        case .content: " Give the value itself, @FILE to read a file, or - for stdin."
+        case .path, .literal: ""
+        }
     }
 
     private func optionRow(_ option: OptionSpec) -> String {
@@ -124,6 +132,7 @@ struct HelpRenderer {
            !option.help.contains(values[0]) {
             notes.append("values: " + values.joined(separator: ", "))
         }
+        if option.required { notes.append("required") }
         if let defaultDescription = option.defaultDescription { notes.append("default: " + defaultDescription) }
         if let environment = option.environment { notes.append("env: " + environment) }
         if option.repeating && option.takesValue { notes.append("repeatable") }

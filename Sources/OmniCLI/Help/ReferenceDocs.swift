@@ -17,7 +17,7 @@ struct ReferenceDocs {
             index += "- [`\(tool.name) \(command.name)`](\(tool.name)-\(command.name).md): \(command.abstract)\n"
             result.append((file, page(for: [tool.root, command]) + footer))
         }
-        index += "\nGlobal options, valid with every command:\n\n" + optionTable(CommandLineTool.globalOptions)
+        index += "\nGlobal options, valid with every command:\n\n" + optionTable(tool.globalOptions)
         result.append(("reference/README.md", index + footer))
         return result
     }
@@ -31,7 +31,7 @@ struct ReferenceDocs {
             + "`\n\n" + command.abstract + "\n\n"
         if let discussion = command.discussion { text += discussion + "\n\n" }
         if command.isRunnable || command.visibleSubcommands.isEmpty {
-            text += "```text\n" + renderer.usage(path: path).replacingOccurrences(of: "\n       ", with: " ") + "\n```\n\n"
+            text += "```text\n" + renderer.usage(path: path).replacing("\n       ", with: " ") + "\n```\n\n"
         }
         if !command.arguments.isEmpty {
             text += "| Argument | Description |\n|---|---|\n"
@@ -70,7 +70,7 @@ struct ReferenceDocs {
     }
 
     private func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+        text.replacing("|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
     }
 }
 

@@ -22,19 +22,27 @@ public struct Command: Sendable {
     /// the output formats (`["candid": .text]` lets `omni candid decode --output candid` mean text). Listed in the
     /// command's help, docs and completions; the environment and config file keep the global names only.
     public var outputAliases: [String: OutputFormat]
+    /// Rules between parameters, checked before the body runs (see `Relation`).
+    public var relations: [Relation]
+    /// The command emits a stream of items (`Invocation.emitItem`): one line each with `--output jsonl`, one JSON
+    /// array with `json` (written as the items come, so memory stays flat), one text block each with `text`.
+    public var streaming: Bool
     public var body: Body?
 
     public init(
         _ name: String, abstract: String, discussion: String? = nil,
-        options: [any OptionDeclaration] = [], arguments: [ArgumentSpec] = [],
-        subcommands: [Command] = [], examples: [Example] = [], aliases: [String] = [],
-        section: String? = nil, hidden: Bool = false, outputAliases: [String: OutputFormat] = [:], body: Body? = nil
+        options: [any OptionDeclaration] = [], arguments: [any ArgumentDeclaration] = [],
+        relations: [Relation] = [], subcommands: [Command] = [], examples: [Example] = [], aliases: [String] = [],
+        section: String? = nil, hidden: Bool = false, outputAliases: [String: OutputFormat] = [:],
+        streaming: Bool = false, body: Body? = nil
     ) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
         self.options = options.map(\.spec)
-        self.arguments = arguments
+        self.arguments = arguments.map(\.spec)
+        self.relations = relations
+        self.streaming = streaming
         self.subcommands = subcommands
         self.examples = examples
         self.aliases = aliases
@@ -42,6 +50,21 @@ public struct Command: Sendable {
         self.hidden = hidden
         self.outputAliases = outputAliases
         self.body = body
+    }
+
+    /// Transitional: argument lists given as specs (`argument.spec`); new code passes the declarations.
+    @available(*, deprecated, message: "pass the argument declarations, not their specs")
+    public init(
+        _ name: String, abstract: String, discussion: String? = nil,
+        options: [any OptionDeclaration] = [], arguments: [ArgumentSpec],
+        subcommands: [Command] = [], examples: [Example] = [], aliases: [String] = [],
+        section: String? = nil, hidden: Bool = false, outputAliases: [String: OutputFormat] = [:],
+        streaming: Bool = false, body: Body? = nil
+    ) {
+        self.init(name, abstract: abstract, discussion: discussion, options: options, arguments: [any ArgumentDeclaration](),
+                  subcommands: subcommands, examples: examples, aliases: aliases, section: section, hidden: hidden,
+                  outputAliases: outputAliases, streaming: streaming, body: body)
+        self.arguments = arguments
     }
 
     public var isRunnable: Bool { body != nil }

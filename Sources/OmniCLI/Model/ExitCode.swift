@@ -19,6 +19,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case internalError = 70
     /// Interrupted by SIGINT (Ctrl-C).
     case interrupted = 130
+    /// Stopped by SIGTERM.
+    case terminated = 143
 
     /// Stable snake_case name used as the `kind` of JSON error objects when no finer kind is given.
     public var name: String {
@@ -33,6 +35,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
         case .configuration: "configuration"
         case .internalError: "internal"
         case .interrupted: "interrupted"
+        case .terminated: "terminated"
         }
     }
 
@@ -49,6 +52,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
         case .configuration: "configuration error (config file, unknown identity or profile, missing setting)"
         case .internalError: "internal error: a bug in omni, please report it"
         case .interrupted: "interrupted (SIGINT / Ctrl-C)"
+        case .terminated: "terminated (SIGTERM)"
         }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import Synchronization
 
 /// A one-line status on stderr for long waits. Drawn only when stderr is a terminal and output is for people;
 /// otherwise every call is a no-op, so commands can use it unconditionally.
@@ -6,8 +6,7 @@ public final class Progress: @unchecked Sendable {
     private let title: String
     private let enabled: Bool
     private let streams: StandardStreams
-    private var drawn = false
-    private let lock = NSLock()
+    private let drawn = Mutex(false)
 
     init(title: String, enabled: Bool, streams: StandardStreams) {
         self.title = title
@@ -17,16 +16,18 @@ public final class Progress: @unchecked Sendable {
 
     public func update(_ status: String) {
         guard enabled else { return }
-        lock.lock(); defer { lock.unlock() }
-        streams.err("\r\u{1B}[2K\(title) \(status)")
-        drawn = true
+        drawn.withLock { drawn in
+            streams.err("\r\u{1B}[2K" + TerminalText.escaped("\(title) \(status)"))
+            drawn = true
+        }
     }
 
     /// Clears the line; call when the wait is over.
     public func finish() {
         guard enabled else { return }
-        lock.lock(); defer { lock.unlock() }
-        if drawn { streams.err("\r\u{1B}[2K") }
-        drawn = false
+        drawn.withLock { drawn in
+            if drawn { streams.err("\r\u{1B}[2K") }
+            drawn = false
+        }
     }
 }

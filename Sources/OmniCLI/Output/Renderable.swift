@@ -11,19 +11,29 @@ public protocol Renderable {
 
 /// Output formats selectable with `--output`.
 public enum OutputFormat: String, CaseIterable, ArgumentValue, Sendable {
+    /// For people: aligned on a terminal, tab-separated when piped.
     case text
+    /// Exactly one JSON document (a streaming command prints one array).
     case json
+    /// One JSON document per line, for streams (a single result is one line).
+    case jsonl
+
+    /// True for the formats meant for programs.
+    public var isJSON: Bool { self != .text }
 }
 
 /// Emphasis for text output. Every function returns its input unchanged when colour is disabled.
 public struct TextStyle: Sendable {
     public let colorEnabled: Bool
-    /// Terminal width when known (stdout is a TTY), for wrapping tables; nil when not a terminal.
+    /// Terminal width when known, for wrapping; nil when not known.
     public let width: Int?
+    /// The stream is a terminal: tables align for people; otherwise they are tab-separated for `cut` and `awk`.
+    public let isTerminal: Bool
 
-    public init(colorEnabled: Bool, width: Int?) {
+    public init(colorEnabled: Bool, width: Int?, isTerminal: Bool = false) {
         self.colorEnabled = colorEnabled
         self.width = width
+        self.isTerminal = isTerminal
     }
 
     public static let plain = TextStyle(colorEnabled: false, width: nil)
@@ -68,7 +78,7 @@ public struct FieldList: Renderable {
             default: return value.serialized()
             }
         }()
-        fields.append((key: key, label: label ?? key.replacingOccurrences(of: "_", with: " "), value: value, text: rendered))
+        fields.append((key: key, label: label ?? key.replacing("_", with: " "), value: value, text: rendered))
     }
 
     public func text(style: TextStyle) -> String {
@@ -81,4 +91,35 @@ public struct FieldList: Renderable {
     public var json: JSONValue { .object(JSONObject(fields.map { ($0.key, $0.value) })) }
 }
 
-import Foundation
+/// Rows of fields for text output. On a terminal: a header and aligned columns. Otherwise (a pipe, a file): no
+/// header, one row per line, fields separated by one tab, tabs and newlines inside a field replaced by spaces — so
+/// `cut -f2` and `awk -F'\t'` always see the same columns. Put one fact in each field (no "delegated (until …)").
+public struct Table: Sendable {
+    public let columns: [String]
+    public var rows: [[String]] = []
+
+    public init(columns: [String]) { self.columns = columns }
+
+    public mutating func append(_ row: [String]) {
+        precondition(row.count == columns.count, "a table row has one field per column")
+        rows.append(row)
+    }
+
+    public func text(style: TextStyle) -> String {
+        guard style.isTerminal else {
+            return rows.map { row in
+                row.map { $0.replacing("\t", with: " ").replacing("\n", with: " ") }.joined(separator: "\t")
+            }.joined(separator: "\n")
+        }
+        let widths = columns.indices.map { column in
+            ([columns[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0
+        }
+        func line(_ fields: [String]) -> String {
+            fields.enumerated().map { index, field in
+                index == fields.count - 1 ? field : field + String(repeating: " ", count: widths[index] - field.count)
+            }.joined(separator: "  ")
+        }
+        return ([style.dim(line(columns.map { $0.uppercased() }))] + rows.map(line)).joined(separator: "\n")
+    }
+}
+

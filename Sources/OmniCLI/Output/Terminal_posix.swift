@@ -3,6 +3,8 @@ internal import Glibc
 #elseif canImport(Darwin)
 internal import Darwin
 #endif
+import OmniSystem
+import Synchronization
 
 /// The process's standard streams as the CLI layer sees them. Everything terminal-specific lives here, so commands
 /// and tests can run against in-memory streams.
@@ -16,14 +18,26 @@ public final class StandardStreams: @unchecked Sendable {
     private let writeErr: (String) -> Void
     private let writeOutBytes: ([UInt8]) -> Void
     private let readIn: () throws -> [UInt8]
-    private var stdinCache: [UInt8]?
-    private let lock = NSLock()
+    /// The real stdin's descriptor, for reading it as a stream; nil for in-memory streams.
+    private let stdinDescriptor: Int32?
+    private let stdinCache = Mutex<[UInt8]?>(nil)
 
-    public init(
+    public convenience init(
         stdoutIsTerminal: Bool, stderrIsTerminal: Bool, stdinIsTerminal: Bool, terminalWidth: Int?,
         writeOut: @escaping (String) -> Void, writeErr: @escaping (String) -> Void,
         writeOutBytes: @escaping ([UInt8]) -> Void, readIn: @escaping () throws -> [UInt8]
     ) {
+        self.init(stdoutIsTerminal: stdoutIsTerminal, stderrIsTerminal: stderrIsTerminal, stdinIsTerminal: stdinIsTerminal,
+                  terminalWidth: terminalWidth, writeOut: writeOut, writeErr: writeErr, writeOutBytes: writeOutBytes,
+                  readIn: readIn, stdinDescriptor: nil)
+    }
+
+    private init(
+        stdoutIsTerminal: Bool, stderrIsTerminal: Bool, stdinIsTerminal: Bool, terminalWidth: Int?,
+        writeOut: @escaping (String) -> Void, writeErr: @escaping (String) -> Void,
+        writeOutBytes: @escaping ([UInt8]) -> Void, readIn: @escaping () throws -> [UInt8], stdinDescriptor: Int32?
+    ) {
+        self.stdinDescriptor = stdinDescriptor
         self.stdoutIsTerminal = stdoutIsTerminal
         self.stderrIsTerminal = stderrIsTerminal
         self.stdinIsTerminal = stdinIsTerminal
@@ -44,7 +58,7 @@ public final class StandardStreams: @unchecked Sendable {
             terminalWidth: width,
             writeOut: { writeAll(1, Array($0.utf8)) }, writeErr: { writeAll(2, Array($0.utf8)) },
             writeOutBytes: { writeAll(1, $0) },
-            readIn: { try readAll(0) })
+            readIn: { try readAll(0) }, stdinDescriptor: 0)
     }
 
     public func out(_ text: String) { writeOut(text) }
@@ -53,12 +67,20 @@ public final class StandardStreams: @unchecked Sendable {
 
     /// All of stdin, read once and cached (several readers of `-` see the same bytes).
     public func stdinBytes() throws -> [UInt8] {
-        lock.lock()
-        defer { lock.unlock() }
-        if let stdinCache { return stdinCache }
-        let bytes = try readIn()
-        stdinCache = bytes
-        return bytes
+        try stdinCache.withLock { cache in
+            if let cache { return cache }
+            let bytes = try readIn()
+            cache = bytes
+            return bytes
+        }
+    }
+
+    /// Stdin as a stream of chunks (for line-by-line batches): the descriptor itself when nothing has read it yet.
+    public func stdinSource() throws -> any ByteSource {
+        if let descriptor = stdinDescriptor, stdinCache.withLock({ $0 == nil }) {
+            return FileReader(fd: descriptor, ownsDescriptor: false)
+        }
+        return MemoryByteSource(try stdinBytes())
     }
 }
 
@@ -112,4 +134,3 @@ public enum ColorChoice: String, CaseIterable, ArgumentValue, Sendable {
     }
 }
 
-import Foundation

@@ -32,9 +32,10 @@ struct CommandLineParser {
         func names() -> [String] { result.commandNames }
 
         func record(_ spec: OptionSpec, _ value: String) throws(CLIError) {
-            if let validate = spec.validate, spec.source == .literal, let expectation = validate(value) {
+            if let validate = spec.validate, spec.source != .content, let problem = validate(value) {
                 guard spec.name == CommandLineTool.outputOption.spec.name else {
-                    throw .usage("invalid value '\(value)' for \(spec.longFlag): expected \(expectation)", commandPath: names())
+                    let message = "invalid value '\(TerminalText.escaped(value))' for \(spec.longFlag): \(problem)"
+                    throw spec.invalidIsMalformedInput ? CLIError(.input, message) : .usage(message, commandPath: names())
                 }
                 pendingOutputNames.append(value)
             }

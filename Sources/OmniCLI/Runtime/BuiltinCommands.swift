@@ -2,22 +2,21 @@ import OmniCodec
 
 extension CommandLineTool {
     /// Commands every tool built on this framework has.
-    static var builtins: [Command] { [helpCommand, completionsCommand, dumpHelpCommand, generateDocsCommand] }
+    static var builtins: [Command] { [helpCommand, completionsCommand, dumpHelpCommand, completeCommand, parseCommand, generateDocsCommand] }
 
     // MARK: help
 
-    static let helpWords = Argument<String>("COMMAND", help: "A command path (e.g. 'candid decode') or a help topic.",
-                                           variadic: true)
+    static let helpWords = VariadicArgument<String>("COMMAND", help: "A command path (e.g. 'candid decode') or a help topic.")
 
     static let helpCommand = Command(
         "help", abstract: "Show help for a command or a topic.",
-        arguments: [helpWords.spec],
+        arguments: [helpWords],
         examples: [Example("omni help candid decode", "Full help for one command."),
                    Example("omni help exit-codes", "What each exit code means.")],
         section: "Help and setup"
     ) { invocation in
         let tool = invocation.tool
-        let words = try invocation.arguments(helpWords)
+        let words = try invocation.value(helpWords)
         let renderer = tool.helpRenderer(invocation.stdoutStyle)
         if words.count == 1, let topic = tool.topics.first(where: { $0.name == words[0] }) {
             return .output(HelpText(text: renderer.render(topic: topic, root: tool.root), name: topic.name))
@@ -57,16 +56,17 @@ extension CommandLineTool {
             The script is generated from the command tree, so it always matches this omni. Install it with \
             'make install', or load it directly:
               bash:  source <(omni completions bash)
-              zsh:   omni completions zsh > "${fpath[1]}/_omni"
-              fish:  omni completions fish > ~/.config/fish/completions/omni.fish
+              zsh:   source <(omni completions zsh)     (or save it as _omni in a directory of $fpath)
+              fish:  omni completions fish | source     (or save it in ~/.config/fish/completions/omni.fish)
+            Identity names and other values that change are asked of omni itself when you press Tab.
             """,
-        arguments: [shellArgument.spec],
+        arguments: [shellArgument],
         examples: [Example("omni completions bash > /etc/bash_completion.d/omni", "Install bash completions.")],
         section: "Help and setup"
     ) { invocation in
-        let shell = try invocation.argument(shellArgument) ?? .bash
+        let shell = try invocation.value(shellArgument)
         let tool = invocation.tool
-        let script = CompletionGenerator(toolName: tool.name, root: tool.root, globalOptions: globalOptions)
+        let script = CompletionGenerator(toolName: tool.name, root: tool.root, globalOptions: tool.globalOptions)
             .script(for: shell)
         invocation.streams.out(script)
         return .success
@@ -82,12 +82,53 @@ extension CommandLineTool {
         return .output(SimpleOutput(text: tree.serialized(pretty: true), json: tree))
     }
 
+    // MARK: __complete
+
+    static let completionList = Argument<String>("LIST", help: "Which list to print (one of the tool's dynamic completions).")
+
+    /// Called by the completion scripts for values that change (identity names): one candidate per line, nothing
+    /// at all when the list cannot be read — a completion must never print an error into the user's prompt.
+    static let completeCommand = Command(
+        "__complete", abstract: "Print the candidates of a dynamic completion, one per line.",
+        arguments: [completionList], hidden: true
+    ) { invocation in
+        let name = try invocation.value(completionList)
+        guard let completer = invocation.tool.completers[name] else {
+            throw CLIError.usage("no completion list named '\(TerminalText.escaped(name))'", commandPath: invocation.commandPath)
+        }
+        let candidates = (try? completer(invocation)) ?? []
+        invocation.streams.out(candidates.map { $0 + "\n" }.joined())
+        return .success
+    }
+
+    // MARK: __parse
+
+    static let parseWords = VariadicArgument<String>("WORDS", help: "A command line after the program name, after '--'.")
+
+    /// Checks a command line against the tree without running it (the same parser, positional and relation checks
+    /// as a real run): help examples are tested this way, never by running them.
+    static let parseCommand = Command(
+        "__parse", abstract: "Parse a command line without running it; print the command it selects.",
+        arguments: [parseWords], hidden: true
+    ) { invocation in
+        let tool = invocation.tool
+        let words = try invocation.value(parseWords)
+        let parsed = try CommandLineParser(root: tool.root, globalOptions: tool.globalOptions).parse(words)
+        if parsed.command.isRunnable, !parsed.helpRequested {
+            try tool.checkPositionals(parsed)
+            try tool.checkRelations(parsed)
+        }
+        let path = parsed.commandNames.joined(separator: " ")
+        return .output(SimpleOutput(text: path, json: .object(["command": .string(path),
+                                                                 "help": .bool(parsed.helpRequested)])))
+    }
+
     /// The command tree as versioned JSON: the single source for generated reference docs.
     public func dumpHelp() -> JSONValue {
         var top = JSONObject()
         top["serialization_version"] = 1
         top["tool"] = .string(name)
-        top["global_options"] = .array(Self.globalOptions.filter { !$0.hidden }.map(Self.dumpOption))
+        top["global_options"] = .array(globalOptions.filter { !$0.hidden }.map(Self.dumpOption))
         top["topics"] = .array(topics.map { .object(["name": .string($0.name), "abstract": .string($0.abstract)]) })
         top["command"] = dumpCommand(root, [name])
         return .object(top)
@@ -121,6 +162,12 @@ extension CommandLineTool {
             object["output_aliases"] = .object(JSONObject(command.outputAliases.sorted { $0.key < $1.key }
                 .map { ($0.key, .string($0.value.rawValue)) }))
         }
+        if !command.relations.isEmpty {
+            object["relations"] = .array(command.relations.map {
+                .object(["kind": .string($0.kind.rawValue), "parameters": .array($0.names.map { .string($0) })])
+            })
+        }
+        if command.streaming { object["streaming"] = true }
         object["examples"] = .array(command.examples.map {
             .object(["command": .string($0.commandLine), "explanation": .string($0.explanation)])
         })
@@ -139,8 +186,10 @@ extension CommandLineTool {
         if let env = spec.environment { object["environment"] = .string(env) }
         if let key = spec.configKey { object["config_key"] = .string(key) }
         object["repeating"] = .bool(spec.repeating && spec.takesValue)
+        if spec.required { object["required"] = true }
         object["value_source"] = .string(spec.source.rawValue)
         if case .values(let values) = spec.completion { object["values"] = .array(values.map { .string($0) }) }
+        if case .dynamic(let list) = spec.completion { object["dynamic_values"] = .string(list) }
         if let group = spec.group { object["group"] = .string(group) }
         return .object(object)
     }

@@ -1,7 +1,9 @@
 import OmniCodec
+import Synchronization
 
 /// Everything a running command may ask of the CLI layer: typed parameter values (resolved flag > env > config >
-/// default, with the `@FILE` / `-` rule for content values), the output settings, progress, and the streams.
+/// default, with the `@FILE` / `-` rule for content values), files to read and write, the output settings, progress,
+/// and the streams.
 public final class Invocation: @unchecked Sendable {
     public let parsed: ParsedCommandLine
     public let environment: [String: String]
@@ -17,6 +19,7 @@ public final class Invocation: @unchecked Sendable {
     public let interrupts: Interrupts
     /// The program being run (its tree, topics and name), for built-ins like help and completions.
     public let tool: CommandLineTool
+    let stream: ItemStream
 
     init(tool: CommandLineTool, parsed: ParsedCommandLine, environment: [String: String], streams: StandardStreams,
          configuration: Configuration, outputFormat: OutputFormat, quiet: Bool, verbose: Bool,
@@ -32,63 +35,66 @@ public final class Invocation: @unchecked Sendable {
         self.stderrStyle = stderrStyle
         self.interrupts = interrupts
         self.tool = tool
+        stream = ItemStream(format: outputFormat, streams: streams, style: stdoutStyle)
     }
 
     public var commandPath: [String] { parsed.commandNames }
 
     // MARK: - Options
 
-    /// The option's value: command line, then environment, then config file, then default. Nil when none applies.
+    /// The option's value: command line, then environment, then config file. Nil when none applies.
     public func value<T>(_ option: Option<T>) throws -> T? {
+        guard let (text, origin) = try rawValue(option.spec) else { return option.legacyDefault }
+        return try convert(text, as: T.self, spec: option.spec, origin: origin)
+    }
+
+    /// The option's value, or its default.
+    public func value<T>(_ option: DefaultedOption<T>) throws -> T {
         guard let (text, origin) = try rawValue(option.spec) else { return option.defaultValue }
         return try convert(text, as: T.self, spec: option.spec, origin: origin)
     }
 
-    /// Like `value(_:)`, but a missing value is a usage error naming the option.
-    public func require<T>(_ option: Option<T>) throws -> T {
-        guard let value = try value(option) else {
-            var message = "missing required option \(option.spec.longFlag) \(option.spec.valueName)"
-            if let env = option.spec.environment { message += " (or set \(env))" }
-            throw CLIError.usage(message, commandPath: commandPath)
-        }
-        return value
+    /// The option's value; absence is a usage error naming the option (and its environment variable).
+    public func value<T>(_ option: RequiredOption<T>) throws -> T {
+        guard let (text, origin) = try rawValue(option.spec) else { throw missing(option.spec) }
+        return try convert(text, as: T.self, spec: option.spec, origin: origin)
     }
 
-    /// All values of a repeatable option, in command-line order (environment/config only when none were given).
-    public func values<T>(_ option: Option<T>) throws -> [T] {
-        if let given = parsed.options[option.spec.name] {
-            return try given.map { try convert(try resolveContent($0, spec: option.spec.source, label: option.spec.longFlag),
-                                               as: T.self, spec: option.spec, origin: .commandLine) }
-        }
-        return try value(option).map { [$0] } ?? []
-    }
-
-    /// True when the option was given on the command line (not from env, config or default).
-    public func isGiven(_ option: some OptionDeclaration) -> Bool {
-        parsed.options[option.spec.name] != nil
+    /// Every value of a repeatable option, in command-line order (environment/config only when none were given).
+    public func value<T>(_ option: RepeatedOption<T>) throws -> [T] {
+        try repeatedValues(option.spec)
     }
 
     /// A flag: present on the command line, else a truthy environment variable, else the config value.
-    public func flag(_ flag: Flag) throws -> Bool {
+    public func value(_ flag: Flag) throws -> Bool {
         if parsed.options[flag.spec.name] != nil { return true }
+        if suppressesFallback(flag.spec) { return false }
         if let env = flag.spec.environment, let text = environment[env], !text.isEmpty {
             guard let value = Bool(argument: text) else {
-                throw CLIError(.configuration, "environment variable \(env)='\(text)' is not true or false")
+                throw CLIError(.configuration, "environment variable \(env)='\(sample(text))' is not true or false")
             }
             return value
         }
         if let key = flag.spec.configKey, let entry = try configuration.value(for: key) {
             guard let value = Bool(argument: entry.text) else {
-                throw CLIError(.configuration, "config key '\(key)' in \(entry.file) must be true or false")
+                throw CLIError(.configuration, "config key '\(entry.key)' in \(entry.file) must be true or false")
             }
             return value
         }
         return false
     }
 
-    /// The exact text of a content option (`@FILE` and `-` resolved), without conversion or trimming.
+    /// True when the parameter was given on the command line (not from env, config or default).
+    public func isGiven(_ parameter: some ParameterDeclaration) -> Bool {
+        if parsed.options[parameter.parameterKey] != nil { return true }
+        return parsed.command.arguments.contains { $0.name == parameter.parameterKey }
+            && !(positionalWords[parameter.parameterKey] ?? []).isEmpty
+    }
+
+    /// The exact text of a content option (`@FILE` and `-` resolved), strictly UTF-8, without conversion or
+    /// trimming. Nil when not given on the command line.
     public func text(of option: some OptionDeclaration) throws -> String? {
-        try bytes(of: option).map { String(decoding: $0, as: UTF8.self) }
+        try bytes(of: option).map { try Self.strictText($0, label: option.spec.longFlag) }
     }
 
     /// The exact bytes of a content option (`@FILE` and `-` resolved): binary input arrives untouched.
@@ -99,120 +105,299 @@ public final class Invocation: @unchecked Sendable {
 
     // MARK: - Positional arguments
 
-    /// A single positional argument's value, converted; nil when an optional argument is absent.
-    public func argument<T>(_ argument: Argument<T>) throws -> T? {
-        try positional(argument.spec).first.map { try convert($0, for: argument) }
-    }
-
-    /// All values of a variadic positional argument.
-    public func arguments<T>(_ argument: Argument<T>) throws -> [T] {
-        try positional(argument.spec).map { try convert($0, for: argument) }
-    }
-
-    private func convert<T>(_ raw: String, for argument: Argument<T>) throws -> T {
-        let text = try resolveContent(raw, spec: argument.spec.source, label: argument.spec.name)
-        guard let value = T(argument: text) else {
-            throw CLIError.usage("invalid \(argument.spec.name) '\(abbreviate(text))': expected \(T.expectation)",
-                                 commandPath: commandPath)
+    public func value<T>(_ argument: Argument<T>) throws -> T {
+        guard let word = positional(argument.spec).first else {
+            throw CLIError.usage("missing argument \(argument.displayName)", commandPath: commandPath)
         }
-        return value
+        return try convert(word, spec: argument.spec, as: T.self)
     }
 
-    /// The exact bytes of a content positional (`@FILE`/`-` resolved).
-    public func bytes<T>(of argument: Argument<T>) throws -> [UInt8]? {
-        guard let raw = positional(argument.spec).first else { return nil }
-        return try resolveBytes(raw, source: argument.spec.source, label: argument.spec.name)
+    public func value<T>(_ argument: OptionalArgument<T>) throws -> T? {
+        try positional(argument.spec).first.map { try convert($0, spec: argument.spec, as: T.self) }
     }
+
+    public func value<T>(_ argument: VariadicArgument<T>) throws -> [T] {
+        try positional(argument.spec).map { try convert($0, spec: argument.spec, as: T.self) }
+    }
+
+    /// The exact text of a content positional (`@FILE`/`-` resolved), strictly UTF-8; nil when absent.
+    public func text(of argument: some ArgumentDeclaration) throws -> String? {
+        try bytes(of: argument).map { try Self.strictText($0, label: argument.displayName) }
+    }
+
+    /// The exact bytes of a content positional (`@FILE`/`-` resolved); nil when absent.
+    public func bytes(of argument: some ArgumentDeclaration) throws -> [UInt8]? {
+        guard let raw = positional(argument.spec).first else { return nil }
+        return try resolveBytes(raw, source: argument.spec.source, label: argument.displayName)
+    }
+
+    private lazy var positionalWords: [String: [String]] = parsed.command.arguments.assign(parsed.positionals)
 
     /// Raw words assigned to a positional, by the order of the command's argument list.
-    func positional(_ spec: ArgumentSpec) -> [String] {
-        parsed.command.arguments.assign(parsed.positionals)[spec.name] ?? []
+    func positional(_ spec: ArgumentSpec) -> [String] { positionalWords[spec.name] ?? [] }
+
+    private func convert<T: ArgumentValue>(_ raw: String, spec: ArgumentSpec, as: T.Type) throws -> T {
+        let label = "<\(spec.name.lowercased())>"
+        var text = raw
+        if spec.source == .content {
+            text = try Self.strictText(try resolveBytes(raw, source: spec.source, label: label), label: label).trimmedWhitespace
+        }
+        if let value = T(argument: text) { return value }
+        let problem = T.problem(with: text) ?? "expected " + T.expectation
+        let message = "invalid \(label) '\(sample(text))': \(problem)"
+        throw spec.invalidIsMalformedInput ? CLIError(.input, message) : CLIError.usage(message, commandPath: commandPath)
     }
 
     // MARK: - Reading values
 
-    enum Origin { case commandLine, environment(String), config(String, String) }
+    enum Origin { case commandLine, environment(String), config(key: String, file: String) }
 
     private func rawValue(_ spec: OptionSpec) throws -> (String, Origin)? {
         if let given = parsed.options[spec.name]?.last {
-            return (try resolveContent(given, spec: spec.source, label: spec.longFlag), .commandLine)
+            let bytes = try resolveBytes(given, source: spec.source, label: spec.longFlag)
+            return (spec.source == .content ? try Self.strictText(bytes, label: spec.longFlag) : given, .commandLine)
         }
+        if suppressesFallback(spec) { return nil }
         if let env = spec.environment, let text = environment[env], !text.isEmpty {
             return (text, .environment(env))
         }
         if let key = spec.configKey, let entry = try configuration.value(for: key) {
-            return (entry.text, .config(key, entry.file))
+            return (entry.text, .config(key: entry.key, file: entry.file))
         }
         return nil
     }
 
+    private func repeatedValues<T: ArgumentValue>(_ spec: OptionSpec) throws -> [T] {
+        if let given = parsed.options[spec.name] {
+            return try given.map { raw in
+                let bytes = try resolveBytes(raw, source: spec.source, label: spec.longFlag)
+                let text = spec.source == .content ? try Self.strictText(bytes, label: spec.longFlag) : raw
+                return try convert(text, as: T.self, spec: spec, origin: .commandLine)
+            }
+        }
+        guard let (text, origin) = try rawValue(spec) else { return [] }
+        return [try convert(text, as: T.self, spec: spec, origin: origin)]
+    }
+
+    /// An option's environment and config fallbacks do not apply when the command line gives another option it
+    /// conflicts with: `--pem FILE` wins over `OMNI_IDENTITY`.
+    private func suppressesFallback(_ spec: OptionSpec) -> Bool {
+        parsed.command.relations.contains { relation in
+            (relation.kind == .conflicting || relation.kind == .exactlyOne) && relation.keys.contains(spec.name)
+                && relation.keys.contains { $0 != spec.name && parsed.options[$0] != nil }
+        }
+    }
+
+    private func missing(_ spec: OptionSpec) -> CLIError {
+        var message = "missing required option \(spec.longFlag) \(spec.valueName)"
+        if let env = spec.environment { message += " (or set \(env))" }
+        return CLIError.usage(message, commandPath: commandPath)
+    }
+
     private func convert<T: ArgumentValue>(_ text: String, as: T.Type, spec: OptionSpec, origin: Origin) throws -> T {
-        let candidate = spec.source == .content ? text.trimmingCharacters(in: .whitespacesAndNewlines) : text
+        let candidate = spec.source == .content ? text.trimmedWhitespace : text
         if let value = T(argument: candidate) { return value }
+        let problem = T.problem(with: candidate) ?? "expected " + T.expectation
         switch origin {
         case .commandLine:
-            throw CLIError.usage("invalid value '\(abbreviate(candidate))' for \(spec.longFlag): expected \(T.expectation)",
-                                 commandPath: commandPath)
+            let message = "invalid value '\(sample(candidate))' for \(spec.longFlag): \(problem)"
+            throw spec.invalidIsMalformedInput ? CLIError(.input, message) : CLIError.usage(message, commandPath: commandPath)
         case .environment(let name):
-            throw CLIError(.configuration, "environment variable \(name)='\(abbreviate(candidate))' is invalid: expected \(T.expectation)")
+            throw CLIError(.configuration, "environment variable \(name)='\(sample(candidate))' is invalid: \(problem)")
         case .config(let key, let file):
-            throw CLIError(.configuration, "config key '\(key)' in \(file) is invalid: expected \(T.expectation)")
+            throw CLIError(.configuration, "config key '\(key)' in \(file) is invalid: \(problem)")
         }
     }
 
-    private func resolveContent(_ raw: String, spec source: ValueSource, label: String) throws -> String {
-        guard source == .content else { return raw }
-        return String(decoding: try resolveBytes(raw, source: source, label: label), as: UTF8.self)
-    }
-
-    /// The one `@FILE` / `-` rule: `-` is stdin, `@path` is the file's bytes, `@@text` is the literal `@text`.
+    /// The one `@FILE` / `-` rule for content values: `-` is stdin, `@path` is the file's bytes, `@@text` is the
+    /// literal `@text`.
     private func resolveBytes(_ raw: String, source: ValueSource, label: String) throws -> [UInt8] {
         guard source == .content else { return Array(raw.utf8) }
-        if raw == "-" {
-            if streams.stdinIsTerminal {
-                throw CLIError.usage("\(label) is '-' but stdin is a terminal; pipe the data in or give it as @FILE",
-                                     commandPath: commandPath)
-            }
-            return try streams.stdinBytes()
-        }
+        if raw == "-" { return try read(.standardInput, label: label) }
         if raw.hasPrefix("@@") { return Array(raw.dropFirst().utf8) }
-        if raw.hasPrefix("@") {
-            return try FileInput.read(String(raw.dropFirst()), label: label)
-        }
+        if raw.hasPrefix("@") { return try FileInput.read(String(raw.dropFirst()), label: label) }
         return Array(raw.utf8)
     }
 
-    private func abbreviate(_ text: String) -> String {
-        text.count > 40 ? String(text.prefix(37)) + "..." : text
+    /// Bytes that must be text: strict UTF-8, or malformed input (exit 3) naming the first bad byte's offset.
+    static func strictText(_ bytes: [UInt8], label: String) throws -> String {
+        do { return try UTF8Validation.string(bytes) } catch {
+            throw CLIError(.input, "\(label): \(error.message) at byte \(error.offset ?? 0)")
+        }
+    }
+
+    private func sample(_ text: String) -> String {
+        let printable = TerminalText.escaped(text)
+        return printable.count > 40 ? String(printable.prefix(37)) + "..." : printable
+    }
+
+    // MARK: - Files
+
+    /// The bytes of a file argument; `-` reads stdin, which must not be a terminal (the one place that rule lives).
+    public func read(_ file: InputFile, label: String, limit: Int = FileInput.maximumBytes) throws -> [UInt8] {
+        let bytes: [UInt8]
+        switch file {
+        case .standardInput:
+            if streams.stdinIsTerminal {
+                throw CLIError.usage("\(label) is '-' but stdin is a terminal; pipe the data in or give a file",
+                                     commandPath: commandPath)
+            }
+            bytes = try streams.stdinBytes()
+        case .path(let path):
+            bytes = try FileInput.read(FileInput.resolvingAt(path), label: label, limit: limit)
+        }
+        guard bytes.count <= limit else {
+            throw CLIError(.input, "\(label): \(file.displayName) is larger than \(ByteCount(bytes: limit).argumentText)")
+        }
+        return bytes
+    }
+
+    /// The text of a file argument, strictly UTF-8.
+    public func readText(_ file: InputFile, label: String, limit: Int = FileInput.maximumBytes) throws -> String {
+        try Self.strictText(try read(file, label: label, limit: limit), label: label)
+    }
+
+    /// A file holding a secret (a private key, a seed): like `read`, but a file that others may read is refused,
+    /// as ssh refuses such keys.
+    public func readSecret(_ file: InputFile, label: String, limit: Int = 1 << 20) throws -> [UInt8] {
+        if case .path(let path) = file, let problem = FileInput.exposure(of: FileInput.resolvingAt(path)) {
+            throw CLIError(.configuration, "\(label): \(path) \(problem); run 'chmod 600 \(path)'")
+        }
+        return try read(file, label: label, limit: limit)
+    }
+
+    /// Lines of a file argument (or stdin), read as they come so that memory stays flat, each at most `maxLineBytes`.
+    public func lines(_ file: InputFile, label: String, maxLineBytes: Int = 1 << 20) throws -> LineReader {
+        switch file {
+        case .standardInput:
+            if streams.stdinIsTerminal {
+                throw CLIError.usage("\(label) is '-' but stdin is a terminal; pipe the lines in or give a file",
+                                     commandPath: commandPath)
+            }
+            return LineReader(source: try streams.stdinSource(), label: label, maxLineBytes: maxLineBytes)
+        case .path(let path):
+            return LineReader(source: try FileInput.open(FileInput.resolvingAt(path), label: label), label: label,
+                              maxLineBytes: maxLineBytes)
+        }
+    }
+
+    /// Writes a file argument: `-` is stdout; a path is written atomically with `mode` set before any byte lands.
+    public func write(_ bytes: [UInt8], to file: OutputFile, label: String, mode: UInt32 = 0o644) throws {
+        switch file {
+        case .standardOutput: streams.outBytes(bytes)
+        case .path(let path): try FileOutput.write(bytes, to: path, mode: mode, label: label)
+        }
+    }
+
+    public func write(_ text: String, to file: OutputFile, label: String, mode: UInt32 = 0o644) throws {
+        try write(Array(text.utf8), to: file, label: label, mode: mode)
     }
 
     // MARK: - Output
 
-    /// Writes a model now (for commands that stream results, e.g. one JSON line per batch item).
+    /// Writes a model now, as one document (for a command's one result; streams use `emitItem`).
     public func emit(_ model: any Renderable) {
         switch outputFormat {
-        case .json: streams.out(model.json.serialized() + "\n")
+        case .json, .jsonl: streams.out(model.json.serialized() + "\n")
         case .text:
-            let text = model.text(style: stdoutStyle)
+            let text = TerminalText.sanitized(model.text(style: stdoutStyle), styled: stdoutStyle.colorEnabled)
             streams.out(text.hasSuffix("\n") || text.isEmpty ? text : text + "\n")
         }
     }
 
-    /// A note for people on stderr (never in json mode's stdout); suppressed by `--quiet`.
+    /// Writes one item of a streaming command: a line in jsonl, an element of the one array in json, text in text.
+    public func emitItem(_ model: any Renderable) {
+        precondition(parsed.command.streaming, "emitItem from a command not declared streaming")
+        stream.emit(model)
+    }
+
+    /// A note for people on stderr (never on stdout); suppressed by `--quiet`.
     public func note(_ message: String) {
         guard !quiet else { return }
-        streams.err(message + "\n")
+        streams.err(TerminalText.sanitized(message, styled: stderrStyle.colorEnabled) + "\n")
+    }
+
+    /// A warning on stderr, shown even with `--quiet` (it concerns what the output means: unverified, insecure…).
+    public func warn(_ message: String) {
+        streams.err(TerminalText.sanitized(stderrStyle.warn(message), styled: stderrStyle.colorEnabled) + "\n")
     }
 
     /// Extra detail on stderr, only with `--verbose`.
     public func detail(_ message: String) {
         guard verbose, !quiet else { return }
-        streams.err(stderrStyle.dim(message) + "\n")
+        streams.err(TerminalText.sanitized(stderrStyle.dim(message), styled: stderrStyle.colorEnabled) + "\n")
     }
 
     /// A progress indicator on stderr, shown only when stderr is a terminal, not quiet, and not in json mode.
     public func progress(_ title: String) -> Progress {
         Progress(title: title, enabled: streams.stderrIsTerminal && !quiet && outputFormat == .text, streams: streams)
+    }
+
+    // MARK: - Transitional spellings (removed once every command reads typed parameters)
+
+    @available(*, deprecated, message: "use RequiredOption and value(_:)")
+    public func require<T>(_ option: Option<T>) throws -> T {
+        guard let value = try value(option) else { throw missing(option.spec) }
+        return value
+    }
+
+    @available(*, deprecated, message: "use RepeatedOption and value(_:)")
+    public func values<T>(_ option: Option<T>) throws -> [T] {
+        let values: [T] = try repeatedValues(option.spec)
+        if values.isEmpty, let fallback = option.legacyDefault { return [fallback] }
+        return values
+    }
+
+    @available(*, deprecated, message: "use value(_:)")
+    public func flag(_ flag: Flag) throws -> Bool { try value(flag) }
+
+    @available(*, deprecated, message: "use value(_:) with Argument, OptionalArgument")
+    public func argument<T>(_ argument: Argument<T>) throws -> T? {
+        try positional(argument.spec).first.map { try convert($0, spec: argument.spec, as: T.self) }
+    }
+
+    @available(*, deprecated, message: "use VariadicArgument and value(_:)")
+    public func arguments<T>(_ argument: Argument<T>) throws -> [T] {
+        try positional(argument.spec).map { try convert($0, spec: argument.spec, as: T.self) }
+    }
+}
+
+/// The items of a streaming command, written as they come: JSON lines, one JSON array (opened at the first item,
+/// closed when the command ends), or text.
+final class ItemStream: @unchecked Sendable {
+    private let format: OutputFormat
+    private let streams: StandardStreams
+    private let style: TextStyle
+    private let state = Mutex<(opened: Bool, count: Int)>((false, 0))
+
+    init(format: OutputFormat, streams: StandardStreams, style: TextStyle) {
+        self.format = format
+        self.streams = streams
+        self.style = style
+    }
+
+    func emit(_ model: any Renderable) {
+        state.withLock { state in
+            switch format {
+            case .jsonl:
+                streams.out(model.json.serialized() + "\n")
+            case .json:
+                streams.out((state.count == 0 ? "[\n" : ",\n") + model.json.serialized())
+            case .text:
+                let text = TerminalText.sanitized(model.text(style: style), styled: style.colorEnabled)
+                streams.out(text.hasSuffix("\n") || text.isEmpty ? text : text + "\n")
+            }
+            state.count += 1
+            state.opened = true
+        }
+    }
+
+    /// Closes the JSON array (an empty stream is `[]`): json output is always exactly one document.
+    func finish() {
+        state.withLock { state in
+            guard format == .json else { return }
+            streams.out(state.count == 0 ? "[]\n" : "\n]\n")
+        }
     }
 }
 
@@ -237,5 +422,3 @@ extension Array where Element == ArgumentSpec {
         return result
     }
 }
-
-import Foundation

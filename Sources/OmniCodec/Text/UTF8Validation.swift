@@ -39,3 +39,17 @@ public enum UTF8Validation {
         firstInvalidByte(units) == units.count
     }
 }
+
+extension UTF8Validation {
+    /// The one strict byte → text decoder: the bytes as a String, or an error at the first byte that does not start or
+    /// continue a valid sequence (never a replacement character standing in for data).
+    public static func string(_ bytes: [UInt8]) throws(CodecError) -> String {
+        let invalid = bytes.withUnsafeBufferPointer { firstInvalidByte($0) }
+        guard invalid == bytes.count else {
+            let hex = String(bytes[invalid], radix: 16)
+            throw CodecError(.malformed, format: "UTF-8", "invalid UTF-8 (0x\(hex.count == 1 ? "0" + hex : hex))",
+                             offset: invalid)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -30,7 +30,7 @@ enum ConnectAppFlow {
     static let keepSession = Flag("keep-session", help: "Do not delete the session at the end.", group: "Connect")
 
     static let options: [any OptionDeclaration] = [
-        ConnectCommands.node, ConnectCommands.networkID, ConnectCommands.chainID, ConnectCommands.profile, appKey, timeout, pingInterval,
+        ConnectCommands.node, ConnectCommands.networkID, ConnectCommands.chainID, ConnectCommands.generationOption, appKey, timeout, pingInterval,
         ConnectCommands.tokenTransport, metaName, metaURL, advertise, keepSession,
     ]
 
@@ -62,7 +62,7 @@ enum ConnectAppFlow {
                     text += "\n" + qr
                 }
                 invocation.emit(ConnectEventLine("session", [("sid", .string(sid)), ("wallet_uri", .string(registration.walletURI)),
-                                                             ("profile", .string(generation.rawValue))], text: text))
+                                                             ("generation", .string(generation.rawValue))], text: text))
             case .connected:
                 invocation.emit(ConnectEventLine("connected", text: "Joined the session as the app; sent Open."))
             case .waitingForApproval:

@@ -12,7 +12,7 @@ public enum ConnectCommands {
             discussion: """
             Iroha Connect pairs a dApp with a wallet through Torii: the app registers a session, hands the wallet a \
             URI, the wallet approves with its account key, and the two exchange encrypted sign requests. omni speaks \
-            the current wire generation (gen-b) by default and the March 2026 one with --profile gen-a. Private keys \
+            the current wire generation (gen-b) by default and the March 2026 one with --generation gen-a. Private keys \
             and tokens are read from files or the environment, never as literal options, and are printed only with \
             --show-secrets. The one exception is the wallet URI, which carries the wallet's one-time token by design \
             (it is what the app hands over): give it as @FILE, - or OMNI_CONNECT_URI to keep it out of process lists.
@@ -48,17 +48,16 @@ public enum ConnectCommands {
 
     // MARK: - Shared options
 
-    enum Profile: String, CaseIterable, ArgumentValue {
+    enum Generation: String, CaseIterable, ArgumentValue {
         case genA = "gen-a"
         case genB = "gen-b"
 
         var generation: ConnectGeneration { self == .genA ? .genA : .genB }
     }
 
-    static let profile = Option<Profile>("profile", valueName: "PROFILE",
-                                         help: "Wire generation: gen-b (current Torii) or gen-a (March 2026).", default: .genB,
-                                         defaultDescription: "gen-b",
-                                         environment: "OMNI_CONNECT_PROFILE", config: "connect.profile", group: "Connect")
+    static let generationOption = DefaultedOption<Generation>(
+        "generation", valueName: "GEN", help: "Wire generation: gen-b (current Torii) or gen-a (March 2026).", default: .genB,
+        environment: "OMNI_CONNECT_GENERATION", config: "connect.generation", group: "Connect")
     static let node = Option<String>("node", valueName: "URL", help: "Torii (or relay) base URL, e.g. http://127.0.0.1:8080.",
                                      environment: "OMNI_CONNECT_NODE", config: "connect.node", group: "Connect")
     static let networkID = Option<String>("network-id", valueName: "HEX",
@@ -74,7 +73,7 @@ public enum ConnectCommands {
     static let redacted = "<redacted>"
 
     static func generation(_ invocation: Invocation) throws -> ConnectGeneration {
-        try (invocation.value(profile) ?? .genB).generation
+        try invocation.value(generationOption).generation
     }
 
     static func requireNode(_ invocation: Invocation) throws -> String {

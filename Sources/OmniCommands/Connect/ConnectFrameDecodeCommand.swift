@@ -27,7 +27,7 @@ enum ConnectFrameDecodeCommand {
         authenticate under the key fails (exit 1); with --as, a replayed, out-of-order or misdirected frame fails \
         (exit 1).
         """,
-        options: [input, key, receiver, after, annotate, ConnectCommands.profile], arguments: [frames.spec],
+        options: [input, key, receiver, after, annotate, ConnectCommands.generationOption], arguments: [frames.spec],
         examples: [Example("omni connect frame decode @frame.hex", "Every field with its offset."),
                    Example("omni connect frame decode --as wallet --key @keys.json @f1.hex @f2.hex --output json",
                            "Decrypt a captured stream, refusing replays.")]

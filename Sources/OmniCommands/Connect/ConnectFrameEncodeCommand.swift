@@ -13,7 +13,7 @@ enum ConnectFrameEncodeCommand {
         ciphertext {aead} (sent as given), or payload {type: sign_request_raw|…} which is encrypted with --key. Prints \
         the frame as hex.
         """,
-        options: [ConnectFrameDecodeCommand.key, ConnectCommands.profile], arguments: [description.spec],
+        options: [ConnectFrameDecodeCommand.key, ConnectCommands.generationOption], arguments: [description.spec],
         examples: [Example("omni connect frame encode '{\"sid\":\"…\",\"dir\":\"app_to_wallet\",\"seq\":\"2\",\"control\":{\"type\":\"ping\",\"nonce\":\"7\"}}'",
                            "A Ping frame.")]
     ) { invocation in

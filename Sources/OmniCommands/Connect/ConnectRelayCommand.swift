@@ -27,7 +27,7 @@ enum ConnectRelayCommand {
         4001 and unanswered pings with 4003. With --output json the first stdout line is \
         {"event":"ready","url":...}, then one line per relay event. SIGINT/SIGTERM stop it cleanly.
         """,
-        options: [listen, ConnectCommands.networkID, ConnectCommands.chainID, ConnectCommands.profile, sessionTTL, heartbeat, pingMisses,
+        options: [listen, ConnectCommands.networkID, ConnectCommands.chainID, ConnectCommands.generationOption, sessionTTL, heartbeat, pingMisses,
                   frameMax, bufferMax],
         examples: [Example("omni connect relay --listen 127.0.0.1:0 --network-id 4141…41 --output json",
                            "Prints {\"event\":\"ready\",\"url\":\"http://127.0.0.1:PORT\"} and serves until Ctrl-C.")]

@@ -13,7 +13,7 @@ enum ConnectSIDCommand {
         sid = BLAKE2b-256("iroha-connect|sid|" ‖ network_id ‖ app_pk ‖ nonce) for gen-b; gen-a hashes the chain id's \
         UTF-8 instead of the network id. Printed as base64url without padding (the form URIs and Torii use) and hex.
         """,
-        options: [ConnectCommands.networkID, ConnectCommands.chainID, appPK, nonce, ConnectCommands.profile, legacy],
+        options: [ConnectCommands.networkID, ConnectCommands.chainID, appPK, nonce, ConnectCommands.generationOption, legacy],
         examples: [Example("omni connect sid --network-id 4141…41 --app-pk AQEB…AQE --nonce AgIC…Ag", "The upstream vector's sid (NYWJG9y5…).")]
     ) { invocation in
         let generation = try ConnectCommands.generation(invocation)
@@ -24,10 +24,10 @@ enum ConnectSIDCommand {
         var list = FieldList()
         list.add("sid", .string(ConnectText.base64URL(sid)))
         list.add("sid_hex", .string(ConnectText.hex(sid)))
-        list.add("profile", .string(generation.rawValue))
+        list.add("generation", .string(generation.rawValue))
         if try invocation.flag(legacy) {
             guard generation == .genA else {
-                throw CLIError.usage("--legacy-js applies to --profile gen-a", commandPath: invocation.commandPath)
+                throw CLIError.usage("--legacy-js applies to --generation gen-a", commandPath: invocation.commandPath)
             }
             let truncated = ConnectCrypto.legacyTruncatedSID(constraints: constraints, appPublicKey: key, nonce: nonceBytes)
             list.add("legacy_js_sid", .string(ConnectText.base64URL(truncated)), label: "legacy JS sid")

@@ -18,7 +18,7 @@ enum ConnectSessionCreateCommand {
         unless the node echoes exactly the sid, network id, app key and nonce sent. Tokens are redacted unless \
         --show-secrets; --save keeps everything needed to join, query and delete the session later.
         """,
-        options: [ConnectCommands.node, ConnectCommands.networkID, ConnectCommands.chainID, ConnectCommands.profile, appKey, save,
+        options: [ConnectCommands.node, ConnectCommands.networkID, ConnectCommands.chainID, ConnectCommands.generationOption, appKey, save,
                   ConnectCommands.showSecrets],
         examples: [Example("omni connect session create --node http://127.0.0.1:8080 --network-id 4141…41 --save session.json",
                            "Register a session on a local relay and keep its tokens.")]
@@ -34,7 +34,7 @@ enum ConnectSessionCreateCommand {
         let show = try invocation.flag(ConnectCommands.showSecrets)
         if let path = try invocation.value(save) {
             var saved = JSONObject()
-            saved["profile"] = .string(generation.rawValue)
+            saved["generation"] = .string(generation.rawValue)
             saved["node"] = .string(client.node)
             saved["sid"] = .string(ConnectText.base64URL(registration.sid))
             saved["app_secret_key"] = .string(ConnectText.hex(key.rawRepresentation))

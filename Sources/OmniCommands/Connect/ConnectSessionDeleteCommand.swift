@@ -6,7 +6,7 @@ enum ConnectSessionDeleteCommand {
     static let command = Command(
         "delete", abstract: "Delete a session (DELETE /v1/connect/session/{sid}); attached peers get Close 4002.",
         discussion: "A session the node no longer knows (404) counts as deleted, as the SDKs treat it.",
-        options: [ConnectCommands.node, ConnectSessionStatusCommand.sid, ConnectSessionStatusCommand.managementToken, ConnectCommands.profile],
+        options: [ConnectCommands.node, ConnectSessionStatusCommand.sid, ConnectSessionStatusCommand.managementToken, ConnectCommands.generationOption],
         examples: [Example("omni connect session delete --node http://127.0.0.1:8080 --management-token @session.json",
                            "Purge the session saved by 'session create --save'.")]
     ) { invocation in

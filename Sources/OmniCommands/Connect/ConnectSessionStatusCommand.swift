@@ -11,7 +11,7 @@ enum ConnectSessionStatusCommand {
 
     static let command = Command(
         "status", abstract: "Show a session's status (GET /v1/connect/status).",
-        options: [ConnectCommands.node, sid, managementToken, ConnectCommands.profile],
+        options: [ConnectCommands.node, sid, managementToken, ConnectCommands.generationOption],
         examples: [Example("omni connect session status --node http://127.0.0.1:8080 --sid … --management-token @session.json",
                            "Attachment, approval and sequence counters of one session.")]
     ) { invocation in

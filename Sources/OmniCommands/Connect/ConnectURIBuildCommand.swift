@@ -20,7 +20,7 @@ enum ConnectURIBuildCommand {
 
     static let command = Command(
         "build", abstract: "Build a deep link from its parts (tokens from files or the environment).",
-        options: [ConnectCommands.profile, role, ConnectCommands.networkID, ConnectCommands.chainID, sid, appPK, nonce,
+        options: [ConnectCommands.generationOption, role, ConnectCommands.networkID, ConnectCommands.chainID, sid, appPK, nonce,
                   ConnectCommands.node, token, relayToken, scheme],
         examples: [Example("omni connect uri build --network-id … --app-pk … --nonce … --node https://taira.sora.org --token @t --relay-token @r",
                            "A gen-b wallet URI; the sid is derived.")]

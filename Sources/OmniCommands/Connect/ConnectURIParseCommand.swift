@@ -12,14 +12,14 @@ enum ConnectURIParseCommand {
         exactly the fields sid, network_id, app_pk, nonce, v=1, role, node, token, relay (no duplicates), canonical \
         base64url, 32-byte token and relay token, and a sid that matches network_id, app_pk and nonce.
         """,
-        options: [ConnectCommands.profile, ConnectCommands.showSecrets], arguments: [uri.spec],
+        options: [ConnectCommands.generationOption, ConnectCommands.showSecrets], arguments: [uri.spec],
         examples: [Example("omni connect uri parse @wallet-uri.txt --output json", "Fields of a wallet URI (tokens redacted).")]
     ) { invocation in
         let text = (try invocation.argument(uri) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let parsed = try ConnectURI(parsing: text, generation: try ConnectCommands.generation(invocation))
         let show = try invocation.flag(ConnectCommands.showSecrets)
         var list = FieldList()
-        list.add("profile", .string(parsed.generation.rawValue))
+        list.add("generation", .string(parsed.generation.rawValue))
         list.add("scheme", .string(parsed.scheme))
         list.add("role", .string(parsed.role.description))
         list.add("sid", .string(parsed.sidText))

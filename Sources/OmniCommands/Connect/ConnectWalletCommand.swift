@@ -30,7 +30,7 @@ enum ConnectWalletCommand {
         gets SignResultErr. Keep-alive pings are answered. Exits 0 when the app closes the session (or after \
         rejecting); with --output json each step is one JSON line.
         """,
-        options: [uri, accountKey, accountID, approve, reject, reason, autoSign, allowDomain, walletNode, ConnectCommands.profile, timeout,
+        options: [uri, accountKey, accountID, approve, reject, reason, autoSign, allowDomain, walletNode, ConnectCommands.generationOption, timeout,
                   ConnectCommands.tokenTransport],
         examples: [Example("omni connect wallet --uri @uri.txt --account-key account.pem --approve --auto-sign --allow-domain omni|demo",
                            "Approve, sign one raw request for omni|demo, exit after the app closes.")]

@@ -1,0 +1,104 @@
+import Foundation
+@testable import OmniCLI
+import OmniCodec
+
+/// Commands exercising the typed framework: files, relations, streams, times, interrupts, tables.
+enum Framework {
+    static let file = Argument<InputFile>("FILE", help: "A file to read.")
+    static let out = Option<OutputFile>("out-file", valueName: "FILE", help: "Where to write.")
+    static let secret = Option<InputFile>("key-file", valueName: "FILE", help: "A secret key file.")
+
+    static let files = Command(
+        "files", abstract: "Read a file; optionally write it back; optionally read a secret.",
+        options: [out, secret], arguments: [file]
+    ) { invocation in
+        let text = try invocation.readText(try invocation.value(file), label: "FILE")
+        if let target = try invocation.value(out) { try invocation.write(text, to: target, label: "--out-file", mode: 0o600) }
+        if let key = try invocation.value(secret) { _ = try invocation.readSecret(key, label: "--key-file") }
+        return .output(SimpleOutput(text: "read \(text.utf8.count) bytes", json: ["bytes": .int(text.utf8.count)]))
+    }
+
+    static let lineFile = Argument<InputFile>("FILE", help: "Lines to number.")
+    static let lines = Command("lines", abstract: "Number the lines of a file.", arguments: [lineFile], streaming: true) { invocation in
+        let reader = try invocation.lines(try invocation.value(lineFile), label: "FILE", maxLineBytes: 64)
+        for line in reader {
+            let entry: JSONValue
+            do { entry = ["line": .int(line.number), "text": .string(try line.text())] } catch let error as CLIError {
+                entry = ["line": .int(line.number), "error": .string(error.message)]
+            }
+            invocation.emitItem(SimpleOutput(text: "\(line.number)", json: entry))
+        }
+        if let failure = reader.failure { throw failure }
+        return .success
+    }
+
+    static let countOption = DefaultedOption<Int>("count", short: "n", help: "How many items.", default: 2)
+    static let stream = Command("stream", abstract: "Emit items.", options: [countOption], streaming: true) { invocation in
+        let count = try invocation.value(countOption)
+        for index in 0..<count { invocation.emitItem(SimpleOutput(text: "item \(index)", json: ["index": .int(index)])) }
+        return .output(SimpleOutput(text: "done", json: ["done": true]))
+    }
+
+    static let alpha = Option<String>("alpha", help: "A.", environment: "OMNI_ALPHA")
+    static let beta = Option<String>("beta", help: "B.")
+    static let gamma = Flag("gamma", help: "C.")
+    static let relations = Command(
+        "relations", abstract: "Relations between options.", options: [alpha, beta, gamma],
+        relations: [.conflicting(alpha, beta), .requires(gamma, beta)]
+    ) { invocation in
+        .output(SimpleOutput(text: "ok", json: ["alpha": (try invocation.value(alpha)).map { .string($0) } ?? .null,
+                                                "beta": (try invocation.value(beta)).map { .string($0) } ?? .null]))
+    }
+    static let one = Option<String>("one", help: "One.")
+    static let other = Option<String>("other", help: "Other.")
+    static let exactlyOne = Command("exactly", abstract: "Exactly one.", options: [one, other],
+                                    relations: [.exactlyOne(one, other)]) { _ in .success }
+
+    static let at = Option<Instant>("at", help: "When.")
+    static let time = Command("time", abstract: "Read a time.", options: [at]) { invocation in
+        let instant = try invocation.value(at)
+        return .output(SimpleOutput(text: instant?.rfc3339 ?? "-", json: ["seconds": instant.map { .int($0.seconds) } ?? .null]))
+    }
+
+    enum Choice: String, CaseIterable, ArgumentValue { case red, green }
+    static let choice = DefaultedOption<Choice>("choice", help: "A choice.", default: .red)
+    static let choose = Command("choose", abstract: "Pick a choice.", options: [choice]) { _ in .success }
+
+    static let signal = Argument<String>("SIGNAL", help: "int or term.")
+    static let interrupted = Command("interrupted", abstract: "Deliver a signal to itself with a handler installed.",
+                                     arguments: [signal]) { invocation in
+        invocation.interrupts.onInterrupt {}
+        invocation.interrupts.received(try invocation.value(signal) == "term" ? SIGTERM : SIGINT)
+        return .output(SimpleOutput(text: "cleaned up", json: ["cleaned_up": true]))
+    }
+
+    static let text = Argument<String>("TEXT", help: "Text to print.")
+    static let say = Command("say", abstract: "Print text (and note it on stderr).", arguments: [text]) { invocation in
+        let words = try invocation.value(text)
+        invocation.note("note: " + words)
+        return .output(SimpleOutput(text: words, json: ["text": .string(words)]))
+    }
+
+    struct Listing: Renderable {
+        var table = Table(columns: ["name", "kind"])
+        func text(style: TextStyle) -> String { table.text(style: style) }
+        var json: JSONValue { .array(table.rows.map { .array($0.map { .string($0) }) }) }
+    }
+    static let table = Command("table", abstract: "Print a table.") { _ in
+        var listing = Listing()
+        listing.table.append(["alice", "key"])
+        listing.table.append(["bob\tsmith", "delegated"])
+        return .output(listing)
+    }
+
+    static let names = Option<String>("name", help: "A name.", completion: .dynamic("names"))
+    static let named = Command("named", abstract: "Take a name that completes dynamically.", options: [names]) { _ in .success }
+
+    static let tool = CommandLineTool(
+        name: "tool", version: "1.0",
+        root: Command("tool", abstract: "Framework test tool.", subcommands: [
+            files, lines, stream, relations, exactlyOne, time, choose, interrupted, say, table, named,
+        ]),
+        completers: ["names": { _ in ["alice", "bob"] }],
+        errorMapper: { _ in nil })
+}
