@@ -15,5 +15,7 @@ let tool = CommandLineTool(
             VersionCommand.command,
         ]),
     topics: HelpTopics.all,
+    globalOptions: ProgramGlobals.options,
+    completers: ProgramGlobals.completers,
     errorMapper: { ErrorMapping.report($0) })
 tool.main()

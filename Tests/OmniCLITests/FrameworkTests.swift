@@ -178,6 +178,28 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     }
 }
 
+@Suite struct BatchRunnerTests {
+    @Test(arguments: [1, 2, 100])
+    func everyLineGetsOneResultInOrder(chunk: Int) throws {
+        let input = "{\"n\": 2, \"id\": \"a\"}\n\n{\"n\": 4}\r\n{\"n\": 6}\n"
+        let ok = tool(["batch", "-", "--chunk", String(chunk), "-o", "jsonl"], stdin: Array(input.utf8))
+        #expect(ok.status == 0, "\(ok.stderr)")
+        let results = try ok.stdout.split(separator: "\n").map { try JSONValue.parse(String($0)) }
+        #expect(results.map { $0["line"] } == [1, 3, 4], "blank lines are skipped but counted")
+        #expect(results[0]["id"] == "a")
+        let negative = tool(["batch", "-", "--chunk", String(chunk), "-o", "jsonl"], stdin: Array("{\"n\": 2}\n{\"n\": 3}\n".utf8))
+        #expect(negative.status == 1)
+        let unusable = tool(["batch", "-", "--chunk", String(chunk), "-o", "json"],
+                            stdin: Array("{\"n\": 3}\nnot json\n[1]\n{\"m\": 1}\n{\"n\": 8}\n".utf8))
+        #expect(unusable.status == 3, "an unusable line outranks a negative verdict")
+        let document = try JSONValue.parse(unusable.stdout)
+        #expect(document.arrayValue?.map { $0["line"] } == [1, 2, 3, 4, 5], "one document, every line in order")
+        #expect(document.arrayValue?[1]["error"]?["kind"] == "malformed_input")
+        #expect(document.arrayValue?[2]["error"]?["message"] == "line is not a JSON object")
+        #expect(document.arrayValue?[4]["valid"] == true)
+    }
+}
+
 @Suite struct InterruptTests {
     @Test func anInterruptedCommandExits130ForSIGINTAnd143ForSIGTERM() {
         let int = tool(["interrupted", "int", "-o", "json"])

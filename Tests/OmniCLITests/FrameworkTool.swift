@@ -1,6 +1,7 @@
 import Foundation
 @testable import OmniCLI
 import OmniCodec
+import Testing
 
 /// Commands exercising the typed framework: files, relations, streams, times, interrupts, tables.
 enum Framework {
@@ -94,10 +95,25 @@ enum Framework {
     static let names = Option<String>("name", help: "A name.", completion: .dynamic("names"))
     static let named = Command("named", abstract: "Take a name that completes dynamically.", options: [names]) { _ in .success }
 
+    static let batchInput = Argument<InputFile>("FILE", help: "JSON lines {\"n\": N}.")
+    static let chunk = DefaultedOption<Int>("chunk", help: "Lines judged together.", default: 1)
+    /// Even numbers are valid; a line without "n" cannot be judged.
+    static let batch = Command("batch", abstract: "Judge numbers.", options: [chunk], arguments: [batchInput],
+                               streaming: true) { invocation in
+        let size = try invocation.value(chunk)
+        return try BatchRunner.run(invocation, input: try invocation.value(batchInput), label: "FILE", chunkSize: size) { lines in
+            #expect(lines.count <= size)
+            return lines.map { line in
+                guard let n = line.object["n"]?.int64Value else { return .unusable("line has no \"n\"") }
+                return .verdict(fields: [("valid", .bool(n % 2 == 0))], valid: n % 2 == 0, text: n % 2 == 0 ? "even" : "odd")
+            }
+        }
+    }
+
     static let tool = CommandLineTool(
         name: "tool", version: "1.0",
         root: Command("tool", abstract: "Framework test tool.", subcommands: [
-            files, lines, stream, relations, exactlyOne, time, choose, interrupted, say, table, named,
+            files, lines, stream, relations, exactlyOne, time, choose, interrupted, say, table, named, batch,
         ]),
         completers: ["names": { _ in ["alice", "bob"] }],
         errorMapper: { _ in nil })

@@ -213,17 +213,26 @@ enum ICIdentityStore {
 /// `--identity NAME` / `--pem FILE`: who signs, for every command that signs (offline and networked). Without
 /// either, the default identity, else anonymous.
 enum ICIdentitySelection {
+    /// A global option (valid on every command line, as dfx's): every command that signs reads it, and only those.
     static let identity = Option<String>(
         "identity", valueName: "NAME",
-        help: "Sign as this stored identity ('anonymous' for none; see 'omni ic identity list'). Default: the one chosen "
-            + "with 'omni ic identity use', else anonymous.",
-        environment: "OMNI_IDENTITY", config: "ic.identity", group: "Identity")
+        help: "Sign as this stored identity ('anonymous' for none; see 'omni ic identity list').",
+        absentMeans: "the one chosen with 'omni ic identity use', else anonymous",
+        environment: "OMNI_IDENTITY", config: "ic.identity", completion: .dynamic("identities"))
     static let pem = Option<String>(
         "pem", valueName: "FILE",
         help: "Sign with the private key in this PEM file (Ed25519, secp256k1 or P-256; dfx's identity.pem works as is).",
         source: .path, group: "Identity")
 
-    static let options: [any OptionDeclaration] = [identity, pem]
+    /// The per-command part of the selection (`--identity` itself is global).
+    static let options: [any OptionDeclaration] = [pem]
+    /// Declared by every command that signs: a PEM file and a stored identity are two answers to one question.
+    static let relations: [Relation] = [.conflicting(identity, pem)]
+
+    /// Stored identity names, for completions (plus `anonymous`).
+    static func names(_ invocation: Invocation) throws -> [String] {
+        try ICIdentityStore.open(invocation).names() + ["anonymous"]
+    }
 
     /// The signing identity and a description of where it came from.
     static func resolve(_ invocation: Invocation) throws -> (identity: ICIdentity, source: String) {

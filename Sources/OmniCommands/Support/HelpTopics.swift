@@ -15,9 +15,17 @@ public enum HelpTopics {
             \(rows.joined(separator: "\n"))
 
             A negative answer is not an error: 'omni ic bls verify' on a bad signature prints the verdict and its
-            reason, then exits 1. With --output json, results go to stdout as one JSON document and errors go to
-            stderr as one JSON object: {"error":{"kind":"…","message":"…","exit_code":N}}.
-            SIGTERM exits with 143.
+            reason, then exits 1. With --output json or jsonl, results go to stdout and errors go to stderr as one
+            JSON object: {"error":{"kind":"…","message":"…","exit_code":N}}.
+
+            Usage (2) or malformed input (3)? The shape of the command line is usage: an unknown command or
+            option, a missing argument, options that cannot be combined, a value outside an option's list of
+            choices (--input-format hexx), a number or duration that is not one (--timeout soon). Data is
+            malformed input: keys, ids, principals, hex, base64, Candid, JSON, CBOR, PEM, times, and the contents
+            of files and stdin (--subaccount 0xzz, --at yesterday, a file that is not UTF-8).
+
+            A command stopped by Ctrl-C (SIGINT) exits 130 and by SIGTERM 143, also when it cleaned up first
+            (a relay closing its sockets, say).
             """)
     }
 
@@ -26,11 +34,12 @@ public enum HelpTopics {
             Precedence for every setting: command-line flag, then OMNI_* environment variable, then the config
             file, then the built-in default.
 
-              OMNI_OUTPUT        text or json (same as --output)
+              OMNI_OUTPUT        text, json or jsonl (same as --output)
               OMNI_COLOR         auto, always or never (same as --color)
               OMNI_QUIET         true to suppress notes and progress (same as --quiet)
               OMNI_VERBOSE       true to explain what happens (same as --verbose)
               OMNI_CONFIG        config file path (same as --config)
+              OMNI_PROFILE       config profile to use (same as --profile)
               OMNI_CONFIG_DIR    directory holding config.toml (overrides XDG_CONFIG_HOME/omni)
               XDG_CONFIG_HOME    base of the default config file: $XDG_CONFIG_HOME/omni/config.toml
               NO_COLOR           when non-empty, no colour in auto mode (an explicit --color still wins)
@@ -57,19 +66,37 @@ public enum HelpTopics {
               from stdin         cat message.hex | omni candid decode -
             A literal value that starts with @ is written @@ (so @@x means the text "@x").
 
+            Files. Options and arguments that name a file read it as it is; - means stdin for a file to read
+            and stdout for a file to write, everywhere. @FILE works there too (the @ is dropped). Text is
+            always strict UTF-8: an invalid byte is an error naming its offset, never a silent replacement.
+            Files holding secrets (private keys, seeds) must not be readable by others (chmod 600), as ssh
+            demands.
+
             Options. --name value and --name=value are the same; short options take -o json or -ojson;
-            short flags cluster (-qv). Global options (--output, --quiet, --verbose, --color, --config) work
-            anywhere on the line. '--' ends option parsing. Abbreviations are never guessed; a misspelt word
-            gets a suggestion and exit code 2.
+            short flags cluster (-qv). Global options (--output, --quiet, --verbose, --color, --config,
+            --profile, --identity) work anywhere on the line, and no command uses their names for anything
+            else. '--' ends option parsing. Abbreviations are never guessed; a misspelt word gets a suggestion
+            and exit code 2. Options that cannot be combined are listed under RULES in a command's help.
 
-            Output. Text is for people; --output json prints one JSON document on stdout (compact, one line)
-            whose keys are stable snake_case and only ever added to. Large integers and 64-bit numbers are
-            JSON strings, bytes are lowercase hex. Notes and progress go to stderr, progress only when stderr is
-            a terminal. Colour follows --color, NO_COLOR and TERM.
+            Output. Text is for people: on a terminal, tables are aligned under a header; piped or redirected,
+            each row is one line of tab-separated fields without a header, for cut and awk. --output json
+            prints exactly one JSON document on stdout (compact), whose keys are stable snake_case and only
+            ever added to; a command that streams (batches, relay events, random values) prints one JSON array,
+            written as the items come. --output jsonl prints one JSON document per line instead, for tools that
+            read a stream. Large integers and 64-bit numbers are JSON strings, bytes are lowercase hex. Notes and
+            progress go to stderr, progress only when stderr is a terminal. Colour follows --color, NO_COLOR
+            and TERM. Control characters from the outside world (peer names, reject messages) are shown as
+            \\xNN escapes in text, never sent to the terminal.
 
-            Config file. $XDG_CONFIG_HOME/omni/config.toml (default ~/.config/omni/config.toml), TOML 1.0:
+            Config file. $XDG_CONFIG_HOME/omni/config.toml (default ~/.config/omni/config.toml), TOML 1.0.
+            Keys are the options' config keys (listed in 'omni help environment'); a key omni does not know is
+            reported with a suggestion. A [profiles.NAME] table overrides keys when NAME is selected with
+            --profile, OMNI_PROFILE, or the file's own profile key:
               output = "json"
               color = "never"
+              profile = "local"
+              [profiles.local.ic]
+              network = "local"
             """)
     }
 }
