@@ -43,8 +43,8 @@ struct ReferenceDocs {
         }
         if !command.visibleOptions.isEmpty { text += optionTable(command.visibleOptions) + "\n" }
         if !command.outputAliases.isEmpty {
-            text += "The global `--output` also accepts " + command.outputAliases.sorted { $0.key < $1.key }
-                .map { "`\($0.key)` (same as `\($0.value.rawValue)`)" }.joined(separator: ", ") + " here.\n\n"
+            text += "The global `--output` also accepts " + command.outputAliases.sorted { $0.name < $1.name }
+                .map { "`\($0.name)` (\($0.meaning))" }.joined(separator: ", ") + " here.\n\n"
         }
         if !command.examples.isEmpty {
             text += "Examples:\n\n```sh\n" + command.examples.map { "# \($0.explanation)\n\($0.commandLine)" }

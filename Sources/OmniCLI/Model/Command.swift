@@ -21,7 +21,7 @@ public struct Command: Sendable {
     /// Extra names this command accepts for the global `--output` on its command line, each standing for one of
     /// the output formats (`["candid": .text]` lets `omni candid decode --output candid` mean text). Listed in the
     /// command's help, docs and completions; the environment and config file keep the global names only.
-    public var outputAliases: [String: OutputFormat]
+    public var outputAliases: [OutputAlias]
     /// Rules between parameters, checked before the body runs (see `Relation`).
     public var relations: [Relation]
     /// The command emits a stream of items (`Invocation.emitItem`): one line each with `--output jsonl`, one JSON
@@ -33,7 +33,7 @@ public struct Command: Sendable {
         _ name: String, abstract: String, discussion: String? = nil,
         options: [any OptionDeclaration] = [], arguments: [any ArgumentDeclaration] = [],
         relations: [Relation] = [], subcommands: [Command] = [], examples: [Example] = [], aliases: [String] = [],
-        section: String? = nil, hidden: Bool = false, outputAliases: [String: OutputFormat] = [:],
+        section: String? = nil, hidden: Bool = false, outputAliases: [OutputAlias] = [],
         streaming: Bool = false, body: Body? = nil
     ) {
         self.name = name
@@ -58,7 +58,7 @@ public struct Command: Sendable {
         _ name: String, abstract: String, discussion: String? = nil,
         options: [any OptionDeclaration] = [], arguments: [ArgumentSpec],
         subcommands: [Command] = [], examples: [Example] = [], aliases: [String] = [],
-        section: String? = nil, hidden: Bool = false, outputAliases: [String: OutputFormat] = [:],
+        section: String? = nil, hidden: Bool = false, outputAliases: [OutputAlias] = [],
         streaming: Bool = false, body: Body? = nil
     ) {
         self.init(name, abstract: abstract, discussion: discussion, options: options, arguments: [any ArgumentDeclaration](),
@@ -72,10 +72,28 @@ public struct Command: Sendable {
     public var visibleOptions: [OptionSpec] { options.filter { !$0.hidden } }
 
     /// The `--output` names this command accepts: the global formats, then its aliases in name order.
-    public var outputNames: [String] { OutputFormat.allValueStrings + outputAliases.keys.sorted() }
+    public var outputNames: [String] { OutputFormat.allValueStrings + outputAliases.map(\.name).sorted() }
+
+    /// The alias of this command named `name`, if it has one.
+    public func outputAlias(named name: String) -> OutputAlias? { outputAliases.first { $0.name == name } }
 
     public func subcommand(named word: String) -> Command? {
         subcommands.first { $0.name == word || $0.aliases.contains(word) }
+    }
+}
+
+/// A command's own name for a form of its output (`omni ic query … --output hex`). It selects a global format for
+/// the framework (`hex` prints text) and tells the command which form was asked for (`Invocation.outputAlias`).
+public struct OutputAlias: Sendable {
+    public let name: String
+    public let format: OutputFormat
+    /// What it prints, for help: "the reply bytes as hex".
+    public let meaning: String
+
+    public init(_ name: String, as format: OutputFormat, meaning: String) {
+        self.name = name
+        self.format = format
+        self.meaning = meaning
     }
 }
 
@@ -175,9 +193,8 @@ extension Command {
             group: global.group, validate: global.validate)
     }
 
-    /// `candid (same as text)`, for help and docs.
+    /// `candid (Candid text), hex (the reply bytes as hex)`, for help and docs.
     var outputAliasDescription: String {
-        outputAliases.sorted { $0.key < $1.key }.map { "\($0.key) (same as \($0.value.rawValue))" }
-            .joined(separator: ", ")
+        outputAliases.sorted { $0.name < $1.name }.map { "\($0.name) (\($0.meaning))" }.joined(separator: ", ")
     }
 }

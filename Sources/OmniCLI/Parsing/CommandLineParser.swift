@@ -134,7 +134,7 @@ struct CommandLineParser {
                 try record(spec, value)
             }
         }
-        for name in pendingOutputNames where result.command.outputAliases[name] == nil {
+        for name in pendingOutputNames where result.command.outputAlias(named: name) == nil {
             throw .usage("invalid value '\(name)' for \(CommandLineTool.outputOption.spec.longFlag): expected one of "
                          + result.command.outputNames.joined(separator: ", "), commandPath: names())
         }

@@ -159,8 +159,8 @@ extension CommandLineTool {
         })
         object["options"] = .array(command.visibleOptions.map { Self.dumpOption($0) })
         if !command.outputAliases.isEmpty {
-            object["output_aliases"] = .object(JSONObject(command.outputAliases.sorted { $0.key < $1.key }
-                .map { ($0.key, .string($0.value.rawValue)) }))
+            object["output_aliases"] = .object(JSONObject(command.outputAliases.sorted { $0.name < $1.name }
+                .map { ($0.name, .object(["format": .string($0.format.rawValue), "meaning": .string($0.meaning)])) }))
         }
         if !command.relations.isEmpty {
             object["relations"] = .array(command.relations.map {

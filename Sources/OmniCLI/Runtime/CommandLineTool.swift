@@ -171,8 +171,8 @@ public struct CommandLineTool: Sendable {
     /// option's value (command line, environment, config file, default).
     private func outputFormat(of invocation: Invocation) throws -> OutputFormat {
         if let given = invocation.parsed.options[Self.outputOption.spec.name]?.last,
-           let aliased = invocation.parsed.command.outputAliases[given] {
-            return aliased
+           let aliased = invocation.parsed.command.outputAlias(named: given) {
+            return aliased.format
         }
         return try invocation.value(Self.outputOption)
     }

@@ -40,6 +40,11 @@ public final class Invocation: @unchecked Sendable {
 
     public var commandPath: [String] { parsed.commandNames }
 
+    /// The command's own output form given with `--output` on the command line (`hex` for `omni ic query`), if any.
+    public var outputAlias: OutputAlias? {
+        parsed.options[CommandLineTool.outputOption.spec.name]?.last.flatMap { parsed.command.outputAlias(named: $0) }
+    }
+
     // MARK: - Options
 
     /// The option's value: command line, then environment, then config file. Nil when none applies.

@@ -32,7 +32,7 @@ enum CandidDecodeCommand {
             Example("omni candid decode --input binary --output json - < message.bin", "Raw bytes from stdin to JSON."),
             Example("omni candid decode --input blob 'blob \"DIDL\\00\\01\\71\\02hi\"'", "Decode a blob literal."),
         ],
-        outputAliases: ["candid": .text]
+        outputAliases: [OutputAlias("candid", as: .text, meaning: "Candid text, the default")]
     ) { invocation in
         let path = invocation.commandPath
         let format = try invocation.value(input) ?? .hex

@@ -26,15 +26,19 @@ enum ICCanisterCallSupport {
     enum ArgsFormat: String, CaseIterable, ArgumentValue { case candid, json, hex, binary }
 
     /// `--output` names these commands add: Candid text (the default), the reply as hex, or its raw bytes.
-    static let outputAliases: [String: OutputFormat] = ["candid": .text, "hex": .text, "raw": .text]
+    static let outputAliases = [
+        OutputAlias("candid", as: .text, meaning: "the reply as Candid text, the default"),
+        OutputAlias("hex", as: .text, meaning: "the reply bytes as hex"),
+        OutputAlias("raw", as: .text, meaning: "the reply bytes themselves"),
+    ]
 
     enum ReplyFormat { case candid, json, hex, raw }
 
     static func replyFormat(_ invocation: Invocation) -> ReplyFormat {
-        switch invocation.parsed.options["output"]?.last {
+        switch invocation.outputAlias?.name {
         case "hex": return .hex
         case "raw": return .raw
-        default: return invocation.outputFormat == .json ? .json : .candid
+        default: return invocation.outputFormat.isJSON ? .json : .candid
         }
     }
 
