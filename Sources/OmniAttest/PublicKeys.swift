@@ -26,7 +26,7 @@ public enum AttestPublicKey {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         let key: ECDSA.PublicKey
         do {
-            if trimmed.hasPrefix("-----BEGIN") {
+            if PEM.containsBlock(trimmed) {
                 key = try ECDSA.PublicKey(pemRepresentation: trimmed)
             } else if trimmed.hasPrefix("{") {
                 key = try parseJWK(trimmed)

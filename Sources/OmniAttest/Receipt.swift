@@ -43,27 +43,29 @@ public struct AppAttestReceipt: Sendable {
         } catch {
             throw Refusal(.badReceipt, "receipt is not a CMS SignedData message: \(error.message)")
         }
-        var outer = DERScanner(message.content)
-        guard let set = outer.read(), set.tag == 0x31, outer.isAtEnd else {
-            throw Refusal(.badReceipt, "receipt payload is not one DER SET")
+        var items: DERReader
+        do throws(CodecError) {
+            var outer = try DERReader(message.content)
+            items = try outer.readConstructed(tag: 0x31)
+            try outer.requireEnd()
+        } catch {
+            throw Refusal(.badReceipt, "receipt payload is not one DER SET: \(error)")
         }
-        var items = set.content
         var fields: [(type: UInt64, value: [UInt8])] = []
         while !items.isAtEnd {
             guard fields.count < Self.maximumFieldCount else {
                 throw Refusal(.badReceipt, "receipt payload has more than \(Self.maximumFieldCount) fields")
             }
-            guard let sequence = items.read(), sequence.tag == 0x30 else {
-                throw Refusal(.badReceipt, "receipt field \(fields.count) is not a SEQUENCE")
+            do throws(CodecError) {
+                var field = try items.readConstructed(tag: 0x30)
+                let type = try field.readUInt64()
+                _ = try field.read(tag: 0x02)  // version
+                let value = try field.read(tag: 0x04)
+                try field.requireEnd()
+                fields.append((type, value))
+            } catch {
+                throw Refusal(.badReceipt, "receipt field \(fields.count) is not SEQUENCE {INTEGER, INTEGER, OCTET STRING}: \(error)")
             }
-            var field = sequence.content
-            guard let typeElement = field.read(), typeElement.tag == 0x02, let type = typeElement.content.unsignedValue,
-                  let version = field.read(), version.tag == 0x02,
-                  let value = field.read(), value.tag == 0x04, field.isAtEnd
-            else {
-                throw Refusal(.badReceipt, "receipt field \(fields.count) is not SEQUENCE {INTEGER, INTEGER, OCTET STRING}")
-            }
-            fields.append((type, value.content.contentBytes))
         }
         self.fields = fields
     }

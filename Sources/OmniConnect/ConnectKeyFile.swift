@@ -9,8 +9,11 @@ public enum ConnectKeyFile {
 
     public static func x25519PrivateKey(from text: String) throws(ConnectError) -> X25519.PrivateKey {
         let raw: [UInt8]
-        if text.contains("-----BEGIN") {
-            let der = try pemBody(text)
+        if PEM.containsBlock(text) {
+            let der: [UInt8]
+            do { der = try PEM.singleBlock(in: text, labels: ["PRIVATE KEY"], what: "X25519 private key").der } catch {
+                throw ConnectError.malformed(error, "the key file")
+            }
             guard der.count == x25519PKCS8Prefix.count + 32, der.starts(with: x25519PKCS8Prefix) else {
                 throw ConnectError(.malformed, "the key file is not an X25519 PKCS#8 private key")
             }
@@ -26,12 +29,12 @@ public enum ConnectKeyFile {
     }
 
     public static func pem(_ key: X25519.PrivateKey) -> String {
-        encodePEM(x25519PKCS8Prefix + key.rawRepresentation)
+        PEM.encode(label: "PRIVATE KEY", der: x25519PKCS8Prefix + key.rawRepresentation)
     }
 
     public static func ed25519PrivateKey(from text: String) throws(ConnectError) -> Ed25519.PrivateKey {
         do {
-            if text.contains("-----BEGIN") { return try Ed25519.PrivateKey(pemRepresentation: text) }
+            if PEM.containsBlock(text) { return try Ed25519.PrivateKey(pemRepresentation: text) }
             return try Ed25519.PrivateKey(seed: try ConnectText.parseBytes(text, byteCount: 32, what: "Ed25519 seed"))
         } catch let error as CryptoError {
             throw ConnectError.crypto(error, "Ed25519 account key")
@@ -40,34 +43,5 @@ public enum ConnectKeyFile {
         } catch {
             throw ConnectError(.malformed, "Ed25519 account key: \(error)")
         }
-    }
-
-    private static func pemBody(_ text: String) throws(ConnectError) -> [UInt8] {
-        var body = ""
-        var inside = false
-        var found = false
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map({ String($0).trimmingSpaces }) {
-            if line == "-----BEGIN PRIVATE KEY-----" {
-                guard !found else { throw ConnectError(.malformed, "the key file has more than one PRIVATE KEY block") }
-                inside = true
-                found = true
-            } else if line == "-----END PRIVATE KEY-----" {
-                inside = false
-            } else if inside {
-                body += line
-            }
-        }
-        guard found, !inside, let der = try? Base64.decode(body, padding: .required) else {
-            throw ConnectError(.malformed, "the key file has no complete -----BEGIN PRIVATE KEY----- block")
-        }
-        return der
-    }
-
-    private static func encodePEM(_ der: [UInt8]) -> String {
-        let body = Base64.encode(der)
-        let lines = stride(from: 0, to: body.count, by: 64).map { start in
-            String(body.dropFirst(start).prefix(64))
-        }
-        return "-----BEGIN PRIVATE KEY-----\n" + lines.joined(separator: "\n") + "\n-----END PRIVATE KEY-----\n"
     }
 }

@@ -11,7 +11,7 @@ public enum ConnectText {
         do {
             bytes = try Hex.decode(text, allowPrefix: true)
         } catch {
-            throw ConnectError(.malformed, "\(what): \(error.message)" + (error.offset.map { " at character \($0 + 1)" } ?? ""))
+            throw ConnectError.malformed(error, what)
         }
         try check(bytes, byteCount: byteCount, what: what)
         return bytes
@@ -29,7 +29,7 @@ public enum ConnectText {
         do {
             bytes = try Base64.decode(text, alphabet: .urlSafe, padding: .forbidden, strict: true)
         } catch {
-            throw ConnectError(.malformed, "\(what): \(error.message)" + (error.offset.map { " at character \($0 + 1)" } ?? ""))
+            throw ConnectError.malformed(error, what)
         }
         try check(bytes, byteCount: byteCount, what: what)
         return bytes

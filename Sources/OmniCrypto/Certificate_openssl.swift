@@ -50,14 +50,16 @@ public struct Certificate: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses exactly one `-----BEGIN CERTIFICATE-----` block (other block types are ignored).
     public init(pemRepresentation: String) throws(CryptoError) {
-        let block = try PEM.singleBlock(in: pemRepresentation, labels: ["CERTIFICATE"], what: "certificate",
-                                        errorKind: .certificateInvalid)
+        let block = try singlePEMBlock(pemRepresentation, labels: ["CERTIFICATE"], what: "certificate", kind: .certificateInvalid)
         try self.init(derRepresentation: block.der)
     }
 
     /// Parses every `CERTIFICATE` block in `pem`, in order (a bundle or chain file); at least one is required.
     public static func certificates(fromPEM pem: String) throws(CryptoError) -> [Certificate] {
-        let blocks = try PEM.blocks(in: pem, errorKind: .certificateInvalid).filter { $0.label == "CERTIFICATE" }
+        let blocks: [PEMBlock]
+        do { blocks = try PEM.blocks(in: pem).filter { $0.label == "CERTIFICATE" } } catch {
+            throw CryptoError.codec(error, "certificate bundle", .certificateInvalid)
+        }
         guard !blocks.isEmpty else { throw CryptoError(.certificateInvalid, "no CERTIFICATE PEM block found") }
         var certificates: [Certificate] = []
         for block in blocks {

@@ -1,3 +1,5 @@
+import OmniCodec
+
 /// The one error type of the crypto layer.
 public struct CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable {
@@ -39,4 +41,21 @@ public struct CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+extension CryptoError {
+    /// A DER or PEM failure while reading `what`, reported as `kind`.
+    static func codec(_ error: CodecError, _ what: String, _ kind: Kind) -> CryptoError {
+        CryptoError(kind, "\(what): \(error)")
+    }
+}
+
+/// Runs `body`, which reads DER, turning a malformed encoding into a `kind` error about `what`.
+func parsingDER<T>(_ what: String, _ kind: CryptoError.Kind, _ body: () throws(CodecError) -> T) throws(CryptoError) -> T {
+    do { return try body() } catch { throw CryptoError.codec(error, what, kind) }
+}
+
+/// The one block with one of `labels` in `text` (`PEM.singleBlock`), a failure reported as `kind`.
+func singlePEMBlock(_ text: String, labels: Set<String>, what: String, kind: CryptoError.Kind) throws(CryptoError) -> PEMBlock {
+    do { return try PEM.singleBlock(in: text, labels: labels, what: what) } catch { throw CryptoError.codec(error, what, kind) }
 }

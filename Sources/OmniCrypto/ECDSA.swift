@@ -1,3 +1,5 @@
+import OmniCodec
+
 /// ECDSA over P-256, P-384 and secp256k1 (keys and signing in `ECDSA_openssl.swift`).
 ///
 /// Verification convention, the same for every curve and both signature formats:
@@ -104,13 +106,15 @@ public enum ECDSA {
 
         /// Parses a strict-DER `ECDSA-Sig-Value` with no trailing bytes.
         public init(derRepresentation: some Collection<UInt8>, curve: Curve) throws(CryptoError) {
-            let bytes = Array(derRepresentation)
-            var reader = DERReader(bytes, what: "\(curve.rawValue) DER signature", errorKind: .invalidInput)
-            var sequence = try reader.readConstructed(tag: 0x30)
-            try reader.requireEnd()
-            let r = try sequence.readUnsignedInteger()
-            let s = try sequence.readUnsignedInteger()
-            try sequence.requireEnd()
+            let (r, s) = try parsingDER("\(curve.rawValue) DER signature", .invalidInput) { () throws(CodecError) in
+                var reader = try DERReader(Array(derRepresentation))
+                var sequence = try reader.readConstructed(tag: 0x30)
+                try reader.requireEnd()
+                let r = try sequence.readUnsignedInteger()
+                let s = try sequence.readUnsignedInteger()
+                try sequence.requireEnd()
+                return (r, s)
+            }
             guard r.count <= curve.byteCount, s.count <= curve.byteCount else {
                 throw CryptoError(.invalidInput, "\(curve.rawValue) DER signature: r or s is longer than the curve order")
             }
@@ -131,7 +135,7 @@ public enum ECDSA {
         }
 
         public var rawRepresentation: [UInt8] { r + s }
-        public var derRepresentation: [UInt8] { DER.sequence(DER.unsignedInteger(r), DER.unsignedInteger(s)) }
+        public var derRepresentation: [UInt8] { DERWriter.sequence(DERWriter.unsignedInteger(r), DERWriter.unsignedInteger(s)) }
 
         public func representation(_ format: SignatureFormat) -> [UInt8] {
             format == .der ? derRepresentation : rawRepresentation

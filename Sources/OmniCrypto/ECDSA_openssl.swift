@@ -57,7 +57,7 @@ extension ECDSA.Curve {
 
     /// DER SubjectPublicKeyInfo for an uncompressed point (RFC 5480).
     func subjectPublicKeyInfo(uncompressedPoint point: [UInt8]) -> [UInt8] {
-        DER.sequence(DER.sequence(ECDSA.ecPublicKeyOID, oidDER), DER.element(tag: 0x03, [0] + point))
+        DERWriter.sequence(DERWriter.sequence(ECDSA.ecPublicKeyOID, oidDER), DERWriter.element(tag: 0x03, [0] + point))
     }
 }
 
@@ -85,29 +85,37 @@ extension ECDSA {
         /// From a DER SubjectPublicKeyInfo (RFC 5480: id-ecPublicKey with a named curve; the point may be
         /// compressed). Strict DER, no trailing bytes; the curve comes from the encoding.
         public init(derRepresentation der: some Collection<UInt8>) throws(CryptoError) {
-            let bytes = Array(der)
-            var reader = DERReader(bytes, what: "EC SubjectPublicKeyInfo", errorKind: .invalidKey)
-            var info = try reader.readConstructed(tag: 0x30)
-            try reader.requireEnd()
-            var algorithm = try info.readConstructed(tag: 0x30)
-            let algorithmOID = try algorithm.read(tag: 0x06)
-            guard DER.element(tag: 0x06, algorithmOID) == ECDSA.ecPublicKeyOID else {
-                throw CryptoError(.invalidKey, "SubjectPublicKeyInfo is not an EC key (algorithm OID bytes \(Hex.encode(algorithmOID)))")
+            let what = "EC SubjectPublicKeyInfo"
+            // Read in two steps so that a key of another algorithm is named as such before its parameters are read.
+            let outer = try parsingDER(what, .invalidKey) { () throws(CodecError) in
+                var reader = try DERReader(Array(der))
+                var info = try reader.readConstructed(tag: 0x30)
+                try reader.requireEnd()
+                var algorithm = try info.readConstructed(tag: 0x30)
+                let oid = try algorithm.read(tag: 0x06)
+                return (info: info, algorithm: algorithm, oid: oid)
             }
-            let curveOID = DER.element(tag: 0x06, try algorithm.read(tag: 0x06))
-            try algorithm.requireEnd()
+            guard DERWriter.element(tag: 0x06, outer.oid) == ECDSA.ecPublicKeyOID else {
+                throw CryptoError(.invalidKey, "SubjectPublicKeyInfo is not an EC key (algorithm OID bytes \(Hex.encode(outer.oid)))")
+            }
+            var info = outer.info, algorithm = outer.algorithm
+            let (curveOID, bitString) = try parsingDER(what, .invalidKey) { () throws(CodecError) in
+                let curveOID = DERWriter.element(tag: 0x06, try algorithm.read(tag: 0x06))
+                try algorithm.requireEnd()
+                let bitString = try info.read(tag: 0x03)
+                try info.requireEnd()
+                return (curveOID, bitString)
+            }
             guard let curve = Curve.allCases.first(where: { $0.oidDER == curveOID }) else {
                 throw CryptoError(.invalidKey, "unsupported EC curve (OID bytes \(Hex.encode(curveOID.dropFirst(2)))); P-256, P-384 and secp256k1 are supported")
             }
-            let bitString = try info.read(tag: 0x03)
-            try info.requireEnd()
             guard bitString.first == 0 else { throw CryptoError(.invalidKey, "EC public key BIT STRING has unused bits") }
             try self.init(pointRepresentation: bitString.dropFirst(), curve: curve)
         }
 
         /// From a `-----BEGIN PUBLIC KEY-----` PEM block.
         public init(pemRepresentation: String) throws(CryptoError) {
-            let block = try PEM.singleBlock(in: pemRepresentation, labels: ["PUBLIC KEY"], what: "EC public key", errorKind: .invalidKey)
+            let block = try singlePEMBlock(pemRepresentation, labels: ["PUBLIC KEY"], what: "EC public key", kind: .invalidKey)
             try self.init(derRepresentation: block.der)
         }
 
@@ -193,7 +201,8 @@ extension ECDSA {
                 throw CryptoError(.invalidKey, "\(curve.rawValue) private key must be \(curve.byteCount) big-endian bytes in 1…n−1")
             }
             // SEC1 ECPrivateKey without the public key; OpenSSL derives the public point while decoding.
-            var sec1 = DER.sequence(DER.unsignedInteger([1]), DER.element(tag: 0x04, scalar), DER.element(tag: 0xa0, curve.oidDER))
+            var sec1 = DERWriter.sequence(DERWriter.unsignedInteger([1]), DERWriter.element(tag: 0x04, scalar),
+                                          DERWriter.element(tag: 0xa0, curve.oidDER))
             defer { wipe(&sec1) }
             try self.init(sec1DERRepresentation: sec1)
         }
@@ -225,8 +234,8 @@ extension ECDSA {
         /// From PEM: `EC PRIVATE KEY` (SEC1, what dfx writes for secp256k1; a preceding `EC PARAMETERS` block is
         /// ignored) or `PRIVATE KEY` (PKCS#8). Encrypted keys are refused.
         public init(pemRepresentation: String) throws(CryptoError) {
-            var block = try PEM.singleBlock(in: pemRepresentation, labels: ["EC PRIVATE KEY", "PRIVATE KEY"],
-                                            what: "EC private key", errorKind: .invalidKey)
+            var block = try singlePEMBlock(pemRepresentation, labels: ["EC PRIVATE KEY", "PRIVATE KEY"], what: "EC private key",
+                                           kind: .invalidKey)
             defer { wipe(&block.der) }
             if block.label == "EC PRIVATE KEY" {
                 try self.init(sec1DERRepresentation: block.der)

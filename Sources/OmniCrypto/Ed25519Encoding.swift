@@ -6,8 +6,7 @@ import OmniCodec
 extension Ed25519.PrivateKey {
     /// Reads a `-----BEGIN PRIVATE KEY-----` PEM block (other blocks in the text are ignored).
     public init(pemRepresentation: String) throws(CryptoError) {
-        var block = try PEM.singleBlock(in: pemRepresentation, labels: ["PRIVATE KEY"], what: "Ed25519 private key",
-                                        errorKind: .invalidKey)
+        var block = try singlePEMBlock(pemRepresentation, labels: ["PRIVATE KEY"], what: "Ed25519 private key", kind: .invalidKey)
         defer { wipe(&block.der) }
         try self.init(pkcs8DERRepresentation: block.der)
     }
@@ -18,35 +17,43 @@ extension Ed25519.PrivateKey {
     public init(pkcs8DERRepresentation der: some Collection<UInt8>) throws(CryptoError) {
         var bytes = Array(der)
         defer { wipe(&bytes) }
-        var outer = DERReader(bytes, what: "Ed25519 PKCS#8 key", errorKind: .invalidKey)
-        var info = try outer.readConstructed(tag: 0x30)
-        try outer.requireEnd()
-        let version = try info.readUnsignedInteger()
-        guard version == [] || version == [1] else {
-            throw info.error("unsupported PKCS#8 version \(Hex.encode(version))")
+        // The readers live only inside the closure, so no copy of the secret outlives the wipe above.
+        var key = try parsingDER("Ed25519 PKCS#8 key", .invalidKey) { () throws(CodecError) in
+            var outer = try DERReader(bytes)
+            var info = try outer.readConstructed(tag: 0x30)
+            try outer.requireEnd()
+            let version = try info.readUnsignedInteger()
+            let algorithm = try info.read(tag: 0x30)
+            // The privateKey OCTET STRING holds the DER of CurvePrivateKey ::= OCTET STRING (the seed).
+            var privateKey = try info.readConstructed(tag: 0x04)
+            var seed = try privateKey.read(tag: 0x04)
+            var embeddedPublicKey: [UInt8]?
+            do throws(CodecError) {
+                try privateKey.requireEnd()
+                if info.nextTag == 0xa0 { _ = try info.read(tag: 0xa0) }
+                if info.nextTag == 0x81 {
+                    embeddedPublicKey = try info.read(tag: 0x81)
+                } else if info.nextTag == 0xa1 {
+                    var wrapper = try info.readConstructed(tag: 0xa1)
+                    embeddedPublicKey = try wrapper.read(tag: 0x03)
+                    try wrapper.requireEnd()
+                }
+                try info.requireEnd()
+            } catch {
+                wipe(&seed)
+                throw error
+            }
+            return (version: version, algorithm: algorithm, seed: seed, embeddedPublicKey: embeddedPublicKey)
         }
-        let algorithm = try info.read(tag: 0x30)
-        guard DER.element(tag: 0x30, algorithm) == Ed25519.algorithmIdentifier else {
-            throw CryptoError(.invalidKey, "PKCS#8 key is not an Ed25519 key (algorithm \(Hex.encode(algorithm)))")
+        defer { wipe(&key.seed) }
+        guard key.version == [] || key.version == [1] else {
+            throw CryptoError(.invalidKey, "unsupported PKCS#8 version \(Hex.encode(key.version)) of an Ed25519 key")
         }
-        var privateKey = try info.read(tag: 0x04)
-        defer { wipe(&privateKey) }
-        var inner = DERReader(privateKey, what: "Ed25519 CurvePrivateKey", errorKind: .invalidKey)
-        var seed = try inner.read(tag: 0x04)
-        defer { wipe(&seed) }
-        try inner.requireEnd()
-        if info.nextTag == 0xa0 { _ = try info.read(tag: 0xa0) }
-        var embeddedPublicKey: [UInt8]?
-        if info.nextTag == 0x81 {
-            embeddedPublicKey = try info.read(tag: 0x81)
-        } else if info.nextTag == 0xa1 {
-            var wrapper = try info.readConstructed(tag: 0xa1)
-            embeddedPublicKey = try wrapper.read(tag: 0x03)
-            try wrapper.requireEnd()
+        guard DERWriter.element(tag: 0x30, key.algorithm) == Ed25519.algorithmIdentifier else {
+            throw CryptoError(.invalidKey, "PKCS#8 key is not an Ed25519 key (algorithm \(Hex.encode(key.algorithm)))")
         }
-        try info.requireEnd()
-        try self.init(seed: seed)
-        if let embedded = embeddedPublicKey {
+        try self.init(seed: key.seed)
+        if let embedded = key.embeddedPublicKey {
             guard embedded.first == 0, Array(embedded.dropFirst()) == publicKey.rawRepresentation else {
                 throw CryptoError(.invalidKey, "PKCS#8 Ed25519 key: the embedded public key does not match the private key")
             }
@@ -57,8 +64,8 @@ extension Ed25519.PrivateKey {
     public var pkcs8DERRepresentation: [UInt8] {
         var seed = self.seed
         defer { wipe(&seed) }
-        return DER.sequence(DER.unsignedInteger([0]), Ed25519.algorithmIdentifier,
-                            DER.element(tag: 0x04, DER.element(tag: 0x04, seed)))
+        return DERWriter.sequence(DERWriter.unsignedInteger([0]), Ed25519.algorithmIdentifier,
+                                  DERWriter.element(tag: 0x04, DERWriter.element(tag: 0x04, seed)))
     }
 
     /// `-----BEGIN PRIVATE KEY-----` PEM of `pkcs8DERRepresentation`. Contains the secret.

@@ -58,13 +58,19 @@ public struct ICError: Error, Equatable, Sendable, CustomStringConvertible {
     public let location: String?
     /// Byte offset in binary input, when known.
     public let offset: Int?
+    /// 1-based line and column in text input, when known (then `offset` is not shown).
+    public let line: Int?
+    public let column: Int?
 
-    public init(_ kind: Kind, _ message: String, reason: Reason? = nil, location: String? = nil, offset: Int? = nil) {
+    public init(_ kind: Kind, _ message: String, reason: Reason? = nil, location: String? = nil, offset: Int? = nil,
+                line: Int? = nil, column: Int? = nil) {
         self.kind = kind
         self.reason = reason
         self.message = message
         self.location = location
         self.offset = offset
+        self.line = line
+        self.column = column
     }
 
     /// A failed verification with its reason.
@@ -83,20 +89,20 @@ public struct ICError: Error, Equatable, Sendable, CustomStringConvertible {
         case .storage: text = "storage error"
         case .internalFailure: text = "internal failure"
         }
-        var place: [String] = []
-        if let location { place.append("at \(location)") }
-        if let offset { place.append("byte \(offset)") }
-        if !place.isEmpty { text += " [" + place.joined(separator: ", ") + "]" }
-        return text + ": " + message
+        // Stated once, the way every layer states it: "(byte 12, at $.a)" or "(line 2, column 5, at $.a)".
+        let place = InputLocation(offset: offset, line: line, column: column, path: location).description
+        return text + (place.isEmpty ? "" : " (\(place))") + ": " + message
     }
 }
 
 // MARK: - Lifting the lower layers' errors
 
 extension ICError {
-    /// A codec failure while reading `what` (e.g. "certificate").
+    /// A codec failure while reading `what` (e.g. "certificate"). Its location moves to this error's fields, so
+    /// the message says it once.
     static func codec(_ error: CodecError, _ what: String) -> ICError {
-        ICError(.malformed, "\(what): \(error)", location: error.path, offset: error.offset)
+        ICError(.malformed, "\(what): \(error.summary)", location: error.path, offset: error.offset, line: error.line,
+                column: error.column)
     }
 
     static func crypto(_ error: CryptoError, _ what: String) -> ICError {
@@ -109,6 +115,13 @@ extension ICError {
 
     static func candid(_ error: CandidError, _ what: String) -> ICError {
         ICError(.malformed, "\(what): \(error)")
+    }
+
+    /// The same error with `label` (which input) in front of its message and, when given, `location` (a file)
+    /// as where it is; kind, reason and position in the input are kept.
+    public func labelled(_ label: String, location: String? = nil) -> ICError {
+        ICError(kind, label + ": " + message, reason: reason, location: location ?? self.location, offset: offset, line: line,
+                column: column)
     }
 
     static func system(_ error: SystemError) -> ICError {

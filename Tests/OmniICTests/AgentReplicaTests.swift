@@ -286,6 +286,15 @@ struct AgentReplicaTests {
         #expect(other?.status == 400)
     }
 
+    /// The interface `omni ic query/call` type values with when no .did is given: the verified candid:service.
+    @Test func candidServiceMetadata() throws {
+        let service = try #require(try replica.agent().candidService(canister: replica.canister))
+        #expect(service.verified && service.canister == replica.canister)
+        #expect(try CandidInterface.parse(service.text).method("greet")?.isQuery == true)
+        let unverified = try #require(try replica.agent(verifies: false).candidService(canister: replica.canister))
+        #expect(!unverified.verified && unverified.text == service.text)
+    }
+
     @Test func readStateFallsBackToV2() throws {
         try replica.reset([("disabled_endpoints", ["read_state_v3"])])
         let read = try replica.agent().readState(canister: replica.canister, paths: [.time])

@@ -88,21 +88,10 @@ enum CandidTypeOptions {
     /// Fails on a name that `environment` does not define, attributing it to `label` (the parsed text has no
     /// positions left, and the error would otherwise surface later without saying which input it came from).
     static func checkNames(_ types: [CandidType], in environment: CandidTypeEnvironment, label: String) throws {
-        func visit(_ type: CandidType) throws {
-            switch type {
-            case .named(let name):
-                if environment[name] == nil {
-                    throw CandidError(.invalidType, "unknown type \"\(name)\"" + (environment.isEmpty ? " (give --did FILE for its definition)" : ""),
-                                      file: label)
-                }
-            case .opt(let inner), .vec(let inner): try visit(inner)
-            case .record(let fields), .variant(let fields): try fields.forEach { try visit($0.type) }
-            case .function(let function): try (function.argumentTypes + function.resultTypes).forEach(visit)
-            case .service(let service): try service.methods.forEach { try visit($0.type) }
-            default: break
-            }
+        if let name = environment.firstUndefinedName(in: types) {
+            throw CandidError(.invalidType, "unknown type \"\(name)\"" + (environment.isEmpty ? " (give --did FILE for its definition)" : ""),
+                              file: label)
         }
-        try types.forEach(visit)
     }
 
     /// Reads and checks a .did file and its imports; `-` reads stdin (imports then resolve from the current directory).

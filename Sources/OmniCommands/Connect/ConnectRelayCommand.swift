@@ -43,39 +43,25 @@ enum ConnectRelayCommand {
         configuration.frameMaxBytes = max(256, try invocation.value(frameMax) ?? 64_000)
         configuration.sessionBufferMaxBytes = max(0, try invocation.value(bufferMax) ?? 262_144)
 
-        let (host, port) = try address(try invocation.value(listen) ?? "127.0.0.1:8080", invocation)
+        let listenText = try invocation.value(listen) ?? "127.0.0.1:8080"
+        let address: HostPort
+        do throws(TransportError) { address = try HostPort(parsing: listenText) } catch {
+            throw CLIError.usage("--listen: \(error.message)", commandPath: invocation.commandPath)
+        }
         var serverConfiguration = HTTPServer.Configuration()
-        serverConfiguration.addresses = [host]
-        serverConfiguration.port = port
+        serverConfiguration.addresses = [address.host]
+        serverConfiguration.port = address.port
         serverConfiguration.shutdownGracePeriod = 1
         let server = try HTTPServer(configuration: serverConfiguration)
         let relay = ConnectRelay(configuration: configuration) { event in invocation.emit(line(event)) }
         try server.start()
-        let url = "http://" + (host.contains(":") ? "[\(host)]" : host) + ":\(server.port)"
+        let url = "http://" + HostPort(host: address.host, port: server.port).description
         relay.install(on: server, publicURL: url)
         invocation.interrupts.onInterrupt { server.requestStop() }
         invocation.emit(ConnectEventLine("ready", [("url", .string(url))], text: "Connect relay (\(generation)) listening on \(url)"))
         server.waitUntilStopped()
         relay.stop()
         return .output(ConnectEventLine("stopped", text: "Relay stopped."))
-    }
-
-    static func address(_ text: String, _ invocation: Invocation) throws -> (String, UInt16) {
-        let host: Substring
-        let portText: Substring
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
-            host = text[text.index(after: text.startIndex)..<close]
-            portText = text[close...].dropFirst(2)
-        } else if let colon = text.lastIndex(of: ":") {
-            host = text[..<colon]
-            portText = text[text.index(after: colon)...]
-        } else {
-            throw CLIError.usage("--listen must be HOST:PORT, e.g. 127.0.0.1:0", commandPath: invocation.commandPath)
-        }
-        guard !host.isEmpty, let port = UInt16(portText) else {
-            throw CLIError.usage("--listen must be HOST:PORT, e.g. 127.0.0.1:0", commandPath: invocation.commandPath)
-        }
-        return (String(host), port)
     }
 
     static func line(_ event: ConnectRelayEvent) -> ConnectEventLine {

@@ -171,7 +171,7 @@ enum ICBLSVerifyCommand {
         do {
             return try Hex.decode(trimmed)
         } catch {
-            throw CodecError(error.kind, format: "hex", "\(field): \(error.message)", offset: error.offset)
+            throw error.labelled(field)
         }
     }
 }

@@ -51,20 +51,20 @@ enum ICCanisterCallSupport {
             return try CandidTypeOptions.loadInterface(path, invocation: invocation, label: "--candid")
         }
         guard needed, canister != .managementCanister else { return nil }
-        let metadata: (lookup: LookupResult, read: StateRead)
+        let service: CandidServiceMetadata?
         do {
-            metadata = try agent.metadata(canister: canister, name: "candid:service")
+            service = try agent.candidService(canister: canister)
         } catch let error as TransportError where error.kind == .rejected {
             invocation.note("note: cannot read the candid:service metadata of \(canister) (\(error.message)); values are untyped")
             return nil
         }
-        guard case .found(let bytes) = metadata.lookup else {
+        guard let service else {
             invocation.note("note: \(canister) publishes no candid:service metadata; values are untyped (give --candid FILE for field names)")
             return nil
         }
         do {
-            let interface = try CandidInterface.parse(String(decoding: bytes, as: UTF8.self), file: "candid:service of \(canister)")
-            invocation.detail("typed with the \(metadata.read.verified ? "verified" : "unverified (--unsafe)") candid:service of \(canister)")
+            let interface = try CandidInterface.parse(service.text, file: "candid:service of \(canister)")
+            invocation.detail("typed with the \(service.verified ? "verified" : "unverified (--unsafe)") candid:service of \(canister)")
             return interface
         } catch {
             invocation.note("note: the candid:service metadata of \(canister) does not parse (\(error)); values are untyped")
@@ -113,7 +113,7 @@ enum ICCanisterCallSupport {
         case .hex:
             let text = String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
             do { return try Hex.decode(text, allowPrefix: true) } catch {
-                throw ICError.init(.malformed, "ARGS is not hex: \(error.message)", offset: error.offset)
+                throw error.labelled("ARGS")
             }
         case .candid:
             let text = String(decoding: bytes, as: UTF8.self)

@@ -60,7 +60,7 @@ enum ICIdentityImportCommand {
             let text = String(decoding: try ICInput.file(path, label: "--session", invocation: invocation), as: UTF8.self)
             let json: JSONValue
             do throws(CodecError) { json = try JSONValue.parse(text, limits: JSONLimits(maxDepth: 16, maxBytes: 1 << 20)) } catch {
-                throw CodecError(error.kind, format: "JSON", "--session \(path): \(error.message)", offset: error.offset)
+                throw error.labelled("--session \(path)")
             }
             identity = ICIdentity(session: try DelegatedSession(sessionFile: json))
             source = path

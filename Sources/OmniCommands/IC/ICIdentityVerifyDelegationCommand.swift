@@ -40,7 +40,7 @@ enum ICIdentityVerifyDelegationCommand {
         }
         let json: JSONValue
         do throws(CodecError) { json = try JSONValue.parse(raw, limits: JSONLimits(maxDepth: 16, maxBytes: 1 << 20)) } catch {
-            throw CodecError(error.kind, format: "JSON", "CHAIN: \(error.message)", offset: error.offset)
+            throw error.labelled("CHAIN")
         }
         let chain: DelegationChain
         let kind: String

@@ -74,11 +74,8 @@ enum ICInput {
         case .hex:
             let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             do { return try Hex.decode(text, allowPrefix: true) } catch {
-                var message = "\(label): \(error.message)"
-                if raw.starts(with: [0xd9, 0xd9, 0xf7]) || raw.starts(with: [0x30]) && raw.count > 1 && !raw[1].isHexDigitASCII {
-                    message += " (the input looks binary; add --input binary)"
-                }
-                throw CodecError(error.kind, format: "hex", message, offset: error.offset)
+                let looksBinary = raw.starts(with: [0xd9, 0xd9, 0xf7]) || raw.starts(with: [0x30]) && raw.count > 1 && !raw[1].isHexDigitASCII
+                throw error.labelled(label, hint: looksBinary ? "the input looks binary; add --input binary" : nil)
             }
         }
     }
@@ -173,22 +170,14 @@ enum ICInput {
             bytes = try FileInput.read(path, label: label)
         }
         guard bytes.count <= maxBytes else {
-            throw ICError(.malformed, "\(label): \(path) is larger than \(maxBytes) bytes", location: path)
+            throw ICError(.malformed, "\(label): larger than \(maxBytes) bytes", location: path)
         }
         return bytes
     }
 
     /// The DER of the first `PUBLIC KEY` block of a PEM text, nil when there is none.
     static func publicKeyDER(pem: String, label: String) throws -> [UInt8]? {
-        let begin = "-----BEGIN PUBLIC KEY-----", end = "-----END PUBLIC KEY-----"
-        guard let start = pem.range(of: begin) else { return nil }
-        guard let stop = pem.range(of: end, range: start.upperBound..<pem.endIndex) else {
-            throw ICError(.malformed, "\(label): the PUBLIC KEY block has no END line")
-        }
-        let body = pem[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
-        do { return try Base64.decode(body) } catch {
-            throw ICError(.malformed, "\(label): the PUBLIC KEY block is not base64: \(error.message)")
-        }
+        do { return try PEM.blocks(in: pem).first(where: { $0.label == "PUBLIC KEY" })?.der } catch { throw error.labelled(label) }
     }
 
     /// A Candid failure as malformed input, labelled with where the text came from.
@@ -244,7 +233,7 @@ enum ICIdentitySelection {
             do {
                 return (try ICIdentity(pem: String(decoding: bytes, as: UTF8.self)), "PEM file \(path)")
             } catch {
-                throw ICError(error.kind, "--pem \(path): \(error.message)", reason: error.reason, location: path)
+                throw error.labelled("--pem", location: path)
             }
         }
         let store = ICIdentityStore.open(invocation)
@@ -269,17 +258,7 @@ enum ICPrincipalFacts {
 
     /// The kind of DER public key, in words scripts can match: ed25519, ecdsa_p256, ecdsa_secp256k1,
     /// canister_signature, bls12_381 (IC root and subnet keys), or nil when omni does not recognise it.
-    static func keyAlgorithm(der: [UInt8]) -> String? {
-        if der.count == BLS.icPublicKeyDERPrefix.count + BLS.publicKeyLength, der.starts(with: BLS.icPublicKeyDERPrefix) {
-            return "bls12_381"
-        }
-        switch try? SenderPublicKey(der: der) {
-        case .ed25519?: return "ed25519"
-        case .ecdsa(let key)?: return key.curve == .p256 ? "ecdsa_p256" : "ecdsa_secp256k1"
-        case .canisterSignature?: return "canister_signature"
-        case nil: return nil
-        }
-    }
+    static func keyAlgorithm(der: [UInt8]) -> String? { ICKeyAlgorithm(der: der)?.rawValue }
 }
 
 /// Instants in output: nanoseconds as a decimal string (64-bit) and RFC 3339.

@@ -34,7 +34,7 @@ enum ICSendCommand {
         let text = String(decoding: bytes, as: UTF8.self)
         let signed: SignedRequestFile
         do throws(ICError) { signed = try SignedRequestFile(text: text) } catch {
-            throw ICError(error.kind, "\(path): \(error.message)", reason: error.reason, location: error.location ?? path)
+            throw error.labelled(path)
         }
         let now = IngressExpiry.currentTime()
         let request = signed.request

@@ -151,7 +151,7 @@ enum ICSignCommand {
                     }
                     let json: JSONValue
                     do { json = try JSONValue.parse(text) } catch {
-                        throw CodecError(error.kind, format: "JSON", "ARGS: \(error.message)", offset: error.offset)
+                        throw error.labelled("ARGS")
                     }
                     let function = try interface.requireMethod(method)
                     let values = try Candid.arguments(fromJSON: json, types: function.argumentTypes, environment: interface.environment)

@@ -168,7 +168,7 @@ public struct SignedRequestFile: Sendable, Equatable {
         }
         func hex(_ key: String) throws(ICError) -> [UInt8] {
             do { return try Hex.decode(try string(key)) } catch let error as CodecError {
-                throw ICError.malformed("signed request file: \"\(key)\": \(error.message)", location: key, offset: error.offset)
+                throw ICError.codec(error, "signed request file: \"\(key)\"")
             } catch let error as ICError {
                 throw error
             } catch {

@@ -29,7 +29,7 @@ extension StatePath {
     private static func label(_ part: String, in text: String) throws(ICError) -> [UInt8] {
         if part.hasPrefix("0x") || part.hasPrefix("0X") {
             do { return try Hex.decode(part.dropFirst(2)) } catch {
-                throw ICError(.invalidArgument, "path \(Principal.quotedSample(text)): label \(Principal.quotedSample(part)) is not hex: \(error.message)")
+                throw ICError(.invalidArgument, "path \(Principal.quotedSample(text)): label \(Principal.quotedSample(part)): \(error.summary)")
             }
         }
         if part.utf8.count == 64, let bytes = try? Hex.decode(part) { return bytes }

@@ -99,10 +99,10 @@ enum LEB128Value {
         do {
             value = try LEB128.decodeUInt64(bytes, at: &offset)
         } catch {
-            throw ICError.malformed("\(what) is not a LEB128 natural below 2^64: \(error.message)", location: what)
+            throw ICError.malformed("the value is not a LEB128 natural below 2^64: \(error.message)", location: what)
         }
         guard offset == bytes.count else {
-            throw ICError.malformed("\(what) has \(bytes.count - offset) byte(s) after its LEB128 value", location: what)
+            throw ICError.malformed("the value has \(bytes.count - offset) byte(s) after its LEB128 natural", location: what)
         }
         return value
     }

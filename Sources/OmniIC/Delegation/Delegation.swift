@@ -155,7 +155,7 @@ public struct DelegationChain: Hashable, Sendable {
             case .string(let text)?:
                 let digits = text.hasPrefix("0x") ? String(text.dropFirst(2)) : text
                 guard let value = UInt64(digits, radix: 16) else {
-                    throw ICError.malformed("delegation chain: \(what).expiration \"\(Principal.quotedSample(text))\" is not hexadecimal below 2^64")
+                    throw ICError.malformed("delegation chain: \(what).expiration \"\(Principal.quotedSample(text))\" is not a hex number below 2^64")
                 }
                 expiration = value
             case .number(let text)?:

@@ -67,11 +67,16 @@ public struct ICIdentity: Sendable, CustomStringConvertible, CustomDebugStringCo
     }
 
     private static func signer(pem: String) throws(ICError) -> Signer {
-        if pem.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") {
+        let labels: Set<String>
+        do { labels = Set(try PEM.blocks(in: pem).map(\.label)) } catch {
+            if error.kind == .unsupported { throw ICError(.unsupported, "private key PEM: \(error.summary); export the key unencrypted") }
+            throw ICError.codec(error, "private key PEM")
+        }
+        if labels.contains("ENCRYPTED PRIVATE KEY") {
             throw ICError(.unsupported, "encrypted PEM keys are not supported; export the key unencrypted")
         }
-        if pem.contains("-----BEGIN EC PRIVATE KEY-----") { return try ecdsaSigner(pem: pem) }
-        guard pem.contains("-----BEGIN PRIVATE KEY-----") else {
+        if labels.contains("EC PRIVATE KEY") { return try ecdsaSigner(pem: pem) }
+        guard labels.contains("PRIVATE KEY") else {
             throw ICError.malformed("no PRIVATE KEY or EC PRIVATE KEY block in the PEM text")
         }
         do {
@@ -188,8 +193,10 @@ public struct ICIdentity: Sendable, CustomStringConvertible, CustomDebugStringCo
         case .ed25519(let key):
             return key.pemRepresentation
         case .ecdsa(let key):
-            let parameters = key.curve == .p256 ? "BggqhkjOPQMBBw==" : "BgUrgQQACg=="
-            return "-----BEGIN EC PARAMETERS-----\n\(parameters)\n-----END EC PARAMETERS-----\n" + key.sec1PEMRepresentation
+            // ECParameters: the named curve's OID (1.2.840.10045.3.1.7 or 1.3.132.0.10), as dfx writes it.
+            let curve: [UInt8] = key.curve == .p256 ? [0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07]
+                : [0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x0a]
+            return PEM.encode(label: "EC PARAMETERS", der: curve) + key.sec1PEMRepresentation
         case .anonymous:
             throw ICError(.invalidArgument, "the anonymous identity has no private key")
         case .delegated:

@@ -208,11 +208,11 @@ public struct IdentityStore: Sendable {
             }
             throw ICError(.configuration, "no dfx identity at \(directory) (no identity.pem)")
         }
-        guard data.count <= 1 << 16 else { throw ICError.malformed("\(pemPath) is too large for a key", location: pemPath) }
+        guard data.count <= 1 << 16 else { throw ICError.malformed("too large for a key", location: pemPath) }
         do {
             return try ICIdentity(pem: String(decoding: data, as: UTF8.self))
         } catch {
-            throw ICError(error.kind, "\(pemPath): \(error.message)", location: pemPath)
+            throw error.labelled("dfx identity", location: pemPath)
         }
     }
 

@@ -1,3 +1,4 @@
+import OmniBLS
 import OmniCandid
 import OmniCodec
 import OmniCrypto
@@ -46,14 +47,19 @@ public enum SenderPublicKey: Sendable, Equatable {
             do { self = .ecdsa(try ECDSA.PublicKey(derRepresentation: der)) } catch { throw ICError.crypto(error, "ECDSA public key") }
             return
         }
-        var reader = DERReader(der)
-        guard var info = reader.sequence(), reader.isAtEnd, let algorithm = info.element(tag: 0x30),
-              let bitString = info.element(tag: 0x03), info.isAtEnd
-        else {
-            throw ICError.malformed("public key is not a DER SubjectPublicKeyInfo (\(der.count) bytes)")
+        let algorithm: [UInt8], bitString: [UInt8]
+        do throws(CodecError) {
+            var reader = try DERReader(der)
+            var info = try reader.readConstructed(tag: 0x30)
+            try reader.requireEnd()
+            algorithm = try info.read(tag: 0x30)
+            bitString = try info.read(tag: 0x03)
+            try info.requireEnd()
+        } catch {
+            throw ICError.codec(error, "public key is not a DER SubjectPublicKeyInfo (\(der.count) bytes)")
         }
-        let algorithmDER = [0x30, UInt8(truncatingIfNeeded: algorithm.count)] + algorithm
-        if algorithm.count < 0x80, algorithmDER == SenderPublicKey.canisterSignatureAlgorithm {
+        let algorithmDER = DERWriter.element(tag: 0x30, algorithm)
+        if algorithmDER == SenderPublicKey.canisterSignatureAlgorithm {
             guard bitString.first == 0, bitString.count >= 2 else {
                 throw ICError.malformed("canister signature key: BIT STRING has unused bits or no content")
             }
@@ -62,11 +68,11 @@ public enum SenderPublicKey: Sendable, Equatable {
             guard idLength <= Principal.maxByteCount, raw.count >= 1 + idLength else {
                 throw ICError.malformed("canister signature key: canister id length \(idLength) does not fit the key")
             }
-            let canister = try Principal.fromBytes(Array(raw[1...idLength]), what: "canister id")
+            let canister = try Principal.fromBytes(Array(raw[1..<(1 + idLength)]), what: "canister id")
             self = .canisterSignature(canister: canister, seed: Array(raw[(1 + idLength)...]))
             return
         }
-        if algorithm.count < 0x80, algorithmDER == SenderPublicKey.webAuthnAlgorithm {
+        if algorithmDER == SenderPublicKey.webAuthnAlgorithm {
             throw ICError(.unsupported, "WebAuthn public keys are not supported")
         }
         throw ICError(.unsupported, "public key algorithm \(Hex.encode(algorithm.prefix(32))) is not supported")
@@ -89,48 +95,26 @@ public enum SenderPublicKey: Sendable, Equatable {
     }
 }
 
-/// Reads DER TLVs without interpreting them (lengths in definite short or long form, at most 4 length bytes).
-struct DERReader {
-    private let bytes: [UInt8]
-    private var offset = 0
+/// The kind of a DER public key, in words scripts can match: the sender key algorithms plus BLS12-381 (IC root
+/// and subnet keys).
+public enum ICKeyAlgorithm: String, Sendable, CaseIterable {
+    case ed25519
+    case ecdsaP256 = "ecdsa_p256"
+    case ecdsaSecp256k1 = "ecdsa_secp256k1"
+    case canisterSignature = "canister_signature"
+    case bls12_381
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    var isAtEnd: Bool { offset == bytes.count }
-
-    /// The content of the next element if its tag is `tag`.
-    mutating func element(tag: UInt8) -> [UInt8]? {
-        guard offset + 2 <= bytes.count, bytes[offset] == tag else { return nil }
-        var cursor = offset + 1
-        var length = Int(bytes[cursor])
-        cursor += 1
-        if length >= 0x80 {
-            let count = length & 0x7f
-            guard (1...4).contains(count), cursor + count <= bytes.count, bytes[cursor] != 0 else { return nil }
-            length = 0
-            for index in 0..<count { length = length << 8 | Int(bytes[cursor + index]) }
-            cursor += count
-            // DER: the long form only for lengths that need it.
-            guard length >= 0x80 else { return nil }
+    /// The algorithm of `der`, or nil when omni does not recognise it.
+    public init?(der: [UInt8]) {
+        if der.count == BLS.icPublicKeyDERPrefix.count + BLS.publicKeyLength, der.starts(with: BLS.icPublicKeyDERPrefix) {
+            self = .bls12_381
+            return
         }
-        guard length <= bytes.count - cursor else { return nil }
-        offset = cursor + length
-        return Array(bytes[cursor..<offset])
-    }
-
-    mutating func sequence() -> DERReader? { element(tag: 0x30).map { DERReader($0) } }
-}
-
-enum DERWriter {
-    static func element(tag: UInt8, _ content: [UInt8]) -> [UInt8] {
-        let count = content.count
-        if count < 0x80 { return [tag, UInt8(count)] + content }
-        var lengthBytes: [UInt8] = []
-        var remaining = count
-        while remaining > 0 {
-            lengthBytes.insert(UInt8(remaining & 0xff), at: 0)
-            remaining >>= 8
+        switch try? SenderPublicKey(der: der) {
+        case .ed25519?: self = .ed25519
+        case .ecdsa(let key)?: self = key.curve == .p256 ? .ecdsaP256 : .ecdsaSecp256k1
+        case .canisterSignature?: self = .canisterSignature
+        case nil: return nil
         }
-        return [tag, 0x80 | UInt8(lengthBytes.count)] + lengthBytes + content
     }
 }

@@ -119,7 +119,7 @@ public struct ICRC1Account: Hashable, Sendable, CustomStringConvertible {
         let padded = String(repeating: "0", count: 64 - compressed.utf8.count) + compressed
         let subaccountBytes: [UInt8]
         do { subaccountBytes = try Hex.decode(padded) } catch {
-            throw ICError.malformed("ICRC-1 account \"\(sample)\": the subaccount is not hex")
+            throw ICError.malformed("ICRC-1 account \"\(sample)\": the subaccount: \(error.summary)")
         }
         let subaccount = try Subaccount(bytes: subaccountBytes)
         if subaccount.isDefault {

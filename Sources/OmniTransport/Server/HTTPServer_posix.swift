@@ -148,7 +148,7 @@ public final class HTTPServer: @unchecked Sendable {
         condition.withLock {
             listeners = bound.map(\.0)
             boundPort = port
-            boundAddressList = bound.map { $0.1.contains(":") ? "[\($0.1)]:\(port)" : "\($0.1):\(port)" }
+            boundAddressList = bound.map { HostPort(host: $0.1, port: port).description }
         }
         let thread = Thread { [self] in acceptLoop() }
         thread.name = "omni-http-accept"
