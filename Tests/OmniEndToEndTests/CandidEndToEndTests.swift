@@ -292,7 +292,7 @@ import OmniTestSupport
 
     /// The spec suite's named-field vectors carry the hashes on the wire: decoding them without types shows the
     /// ids, and `omni candid hash` must produce the same ids from the names.
-    @Test func hashesMatchTheSpecVectors() throws {
+    @Test(.vectors("candid")) func hashesMatchTheSpecVectors() throws {
         let suite = try Vectors.text("candid/construct.test.did")
         func blob(before description: String) throws -> String {
             let lines = suite.split(separator: "\n")
