@@ -44,9 +44,10 @@ public enum VectorSkips {
     static func record(_ test: Test, missing: [URL]) {
         let id = test.id.description
         // `Module.Suite/Inner/function(…)/File.swift:12:5`: the suite is everything before the function.
+        // A test outside any suite is listed under its target.
         let components = id.split(separator: "/").map(String.init)
-        let suite = components.count > 2 ? components.dropLast(2).joined(separator: "/") : (components.first ?? id)
         let target = String(test.sourceLocation.fileID.prefix { $0 != "/" })
+        let suite = components.count > 2 ? components.dropLast(2).joined(separator: "/") : target
         let line = [target, suite, test.name, missing.map(\.path).joined(separator: " ")].joined(separator: "\t") + "\n"
         let fileName = String(id.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" }.prefix(200)) + ".skip"
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
