@@ -34,7 +34,9 @@ enum CandidCheckCommand {
         }
         let old = try CandidTypeOptions.loadInterface(oldPath, invocation: invocation, label: "OLD")
         let isStrict = try invocation.flag(strict)
-        let mismatch = try new.upgradeMismatch(from: old, strict: isStrict)
+        let compatibility = try new.checkUpgrade(from: old, strict: isStrict)
+        compatibility.warnings.forEach { invocation.note("warning: \($0)") }
+        let mismatch = compatibility.mismatch
         let verdict = Compatibility(new: newPath, old: oldPath, strict: isStrict, mismatch: mismatch)
         return .output(verdict, exitCode: mismatch == nil ? .ok : .failure)
     }

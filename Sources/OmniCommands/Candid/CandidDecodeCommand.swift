@@ -59,7 +59,9 @@ enum CandidDecodeCommand {
         }
         let values: [CandidValue]
         if let resolved {
-            values = try Candid.decode(bytes, types: resolved.types, environment: resolved.environment, limits: limits)
+            var warnings: [CandidWarning] = []
+            values = try Candid.decode(bytes, types: resolved.types, environment: resolved.environment, limits: limits, warnings: &warnings)
+            warnings.forEach { invocation.note("warning: \($0)") }
         } else {
             values = try Candid.decode(bytes, limits: limits)
             if values.contains(where: \.hasHashedLabels) {

@@ -35,7 +35,13 @@ enum CandidSubtypeCommand {
         let a = try parse(first, label: "T1"), b = try parse(second, label: "T2")
         try CandidTypeOptions.checkNames([a], in: environment, label: "T1")
         try CandidTypeOptions.checkNames([b], in: environment, label: "T2")
-        let mismatch = try Candid.subtypeMismatch(a, in: environment, of: b, in: environment)
+        // Argument lists compare as arguments ("argument 2"), not as the tuple records they resemble.
+        let compatibility = first.hasPrefix("(") && second.hasPrefix("(")
+            ? try Candid.checkSubtype(arguments: CandidTypeOptions.parseTypes(first, label: "T1"), in: environment,
+                                      of: CandidTypeOptions.parseTypes(second, label: "T2"), in: environment)
+            : try Candid.checkSubtype(a, in: environment, of: b, in: environment)
+        compatibility.warnings.forEach { invocation.note("warning: \($0)") }
+        let mismatch = compatibility.mismatch
         return .output(Verdict(sub: first, super: second, mismatch: mismatch),
                        exitCode: mismatch == nil ? .ok : .failure)
     }
