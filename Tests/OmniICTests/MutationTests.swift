@@ -51,7 +51,7 @@ import Testing
         return (accepted, refused)
     }
 
-    @Test func mutatedInputsAreRefusedCleanly() throws {
+    @Test(.vectors("ic")) func mutatedInputsAreRefusedCleanly() throws {
         var generator = SeededGenerator()
         let seed = generator.seed
         let certificates = try CertificateTests.vectors().filter { $0.bytes.count < 6000 }.map(\.bytes)

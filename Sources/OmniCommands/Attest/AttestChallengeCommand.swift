@@ -8,7 +8,7 @@ enum AttestChallengeCommand {
     static let byteCount = DefaultedOption<Int>("bytes", valueName: "N", help: "Random bytes per challenge (16 to 64).", default: 32)
     static let value = Option<Base64Bytes>("value", valueName: "B64",
                                            help: "Record this challenge (issued elsewhere) instead of minting a random one.",
-                                           source: contentValue)
+                                           source: .content)
     static let count = DefaultedOption<Int>("count", valueName: "N",
                                             help: "Mint N challenges, one item each (each committed before it is printed).",
                                             default: 1)

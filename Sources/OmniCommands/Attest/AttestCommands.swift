@@ -36,10 +36,6 @@ public enum AttestCommands {
 extension EnvironmentPolicy: ArgumentValue {}
 extension AttestationAppraiser.ChallengeHash: ArgumentValue {}
 
-/// `.content` as an optional: a non-optional `.content` argument makes Swift choose the deprecated initialisers of
-/// Deprecated.swift over the typed ones.
-let contentValue: ValueSource? = .content
-
 /// Bytes given as base64 (standard or URL-safe, padding optional, line breaks allowed): data, so a value that does not
 /// decode is malformed input (exit 3).
 struct Base64Bytes: ArgumentValue, Sendable {
@@ -78,7 +74,7 @@ enum AttestOptions {
     static let requiredAppID = RequiredOption<AppID>("app-id", valueName: "TEAMID.BUNDLE", help: appIDHelp,
                                                      environment: "OMNI_ATTEST_APP_ID", config: "attest.app_id")
     static let keyID = Option<Base64Bytes>("key-id", valueName: "B64", help: "The key id the app sent (base64 of 32 bytes).",
-                                           source: contentValue)
+                                           source: .content)
     static let environment = DefaultedOption<EnvironmentPolicy>(
         "environment", valueName: "POLICY", help: "Which aaguid to accept: production ('appattest'), development ('appattestdevelop') or any.",
         default: .production, environment: "OMNI_ATTEST_ENVIRONMENT", config: "attest.environment")

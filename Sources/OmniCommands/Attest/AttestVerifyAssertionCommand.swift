@@ -6,15 +6,15 @@ import OmniCrypto
 enum AttestVerifyAssertionCommand {
     static let assertion = Option<Base64Bytes>("assertion", valueName: "B64",
                                                help: "The assertion (base64 CBOR {signature, authenticatorData}).",
-                                               source: contentValue)
+                                               source: .content)
     /// The client data itself, in every attest command (never a mode): its bytes are what SHA256 makes clientDataHash of.
     static let clientData = Option<String>("client-data", valueName: "DATA",
                                            help: "The client data the app hashed: base64, or its exact bytes with --client-data-format raw.",
-                                           source: contentValue)
+                                           source: .content)
     static let clientDataFormat = DefaultedOption<ClientDataFormat>("client-data-format", valueName: "FORMAT", help: "How --client-data is given.",
                                                                     default: .base64)
     static let clientDataHash = Option<Base64Bytes>("client-data-hash", valueName: "B64", help: "SHA256 of the client data (base64).",
-                                                    source: contentValue)
+                                                    source: .content)
     static let publicKey = Option<InputFile>("public-key", valueName: "FILE",
                                              help: "The attested key: a file holding SPKI PEM, a JWK, or base64/hex of the X9.62 point.")
     static let counter = DefaultedOption<UInt64>("counter", valueName: "N",

@@ -6,13 +6,13 @@ import OmniCrypto
 enum AttestVerifyAttestationCommand {
     static let attestation = Option<Base64Bytes>("attestation", valueName: "B64",
                                                  help: "The attestation object (base64 CBOR), as the app sent it.",
-                                                 source: contentValue)
+                                                 source: .content)
     static let clientDataHash = Option<Base64Bytes>("client-data-hash", valueName: "B64",
                                                     help: "The exact clientDataHash the app passed to attestKey (base64).",
-                                                    source: contentValue)
+                                                    source: .content)
     static let challenge = Option<Base64Bytes>("challenge", valueName: "B64",
                                                help: "The challenge the server issued (base64); clientDataHash follows --challenge-hash.",
-                                               source: contentValue)
+                                               source: .content)
 
     static let command = Command(
         "verify-attestation", abstract: "Appraise an attestation object (Apple's nine steps) and print the verdict.",

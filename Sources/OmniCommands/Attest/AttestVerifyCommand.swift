@@ -9,7 +9,7 @@ enum AttestVerifyCommand {
                                                  source: .content)
     static let challenge = Option<Base64Bytes>("challenge", valueName: "B64",
                                                help: "The challenge from 'omni attest challenge' (consumed once; the client data must carry it).",
-                                               source: contentValue)
+                                               source: .content)
     static let challengeField = Option<String>(
         "challenge-field", valueName: "NAME",
         help: "The client data must be a JSON object whose string field NAME is exactly the challenge (base64, base64url or hex).",
