@@ -326,9 +326,9 @@ public final class Invocation: @unchecked Sendable {
     }
 
     /// Writes one item of a streaming command: a line in jsonl, an element of the one array in json, text in text.
+    /// On a command line that does not stream (`Streaming.when` not triggered) the item is the one result document.
     public func emitItem(_ model: any Renderable) {
-        precondition(isStreaming, "emitItem from a command line that does not stream (declare Command(streaming:))")
-        stream.emit(model)
+        if isStreaming { stream.emit(model) } else { emit(model) }
     }
 
     /// A note for people on stderr (never on stdout); suppressed by `--quiet`.

@@ -22,13 +22,13 @@ enum AttestChallengeCommand {
         discussion: """
             Prints the challenge as base64url (what the enroll body's "nonce" carries), base64 and hex, with its \
             expiry. The app attests (or asserts) over it; 'omni attest enroll' or 'omni attest verify' consumes \
-            it exactly once. Expired challenges are purged as new ones are minted. Challenges stream: one object \
+            it exactly once. Expired challenges are purged as new ones are minted. With --count, challenges stream: one object \
             per line with --output jsonl, one array with --output json.
             """,
         options: [AttestOptions.store, lifetime, byteCount, count, value, issuedAt],
         relations: [.conflicting(value, count), .conflicting(value, byteCount)],
         examples: [Example("omni attest challenge --store attest.db --output jsonl", "{\"challenge\":\"…\",\"expires_at\":\"…\",…}")],
-        streaming: true
+        streaming: .when(count)
     ) { invocation in
         let total = try invocation.value(count)
         guard total >= 1 else { throw CLIError.usage("--count must be at least 1", commandPath: invocation.commandPath) }

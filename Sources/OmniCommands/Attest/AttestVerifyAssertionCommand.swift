@@ -52,7 +52,7 @@ enum AttestVerifyAssertionCommand {
             Example("omni attest verify-assertion --store attest.db --key-id AcP/pnpoNVPIJYZOvmIvWzDvmxkFoQCE4Uu7Nk6WiAA= --assertion @a.b64 --client-data-hash oWKXelNER2Bj4e72mbWqmouIx5H0yB8Kqv8paf5e4Ek=",
                     "Uses the enrolled key and advances its counter."),
         ],
-        streaming: true
+        streaming: .when(AttestOptions.batch)
     ) { invocation in
         let time = try AttestOptions.time(invocation)
         let defaultKey = try invocation.value(publicKey).map { file in

@@ -46,7 +46,7 @@ enum AttestVerifyAttestationCommand {
             Example("omni attest verify-attestation --batch attestations.jsonl --app-id ABCDE12345.com.example.app --output jsonl",
                     "One JSON verdict per input line; lines cannot change the app id, root, time or environment."),
         ],
-        streaming: true
+        streaming: .when(AttestOptions.batch)
     ) { invocation in
         let policy = try LinePolicy(invocation)
         let requireReceipt = try invocation.value(AttestOptions.requireReceipt)
