@@ -10,15 +10,19 @@ let package = Package(
     targets: executable + commandLayer + domains + shared + cLayer + tests
 )
 
-/// Every Swift target uses the same settings; language mode 5 keeps C interop free of Sendable noise.
+/// Language mode 5 for every Swift target keeps C interop free of Sendable noise.
 var swiftSettings: [SwiftSetting] { [.swiftLanguageMode(.v5)] }
+/// Library and executable targets also see only the members of modules a file imports itself, so Foundation-only
+/// API (which would link Foundation and ICU into omni) cannot leak in through another module's `import
+/// Foundation`. OmniCLI joins once it no longer imports Foundation; tests may use Foundation freely.
+var librarySettings: [SwiftSetting] { swiftSettings + [.enableUpcomingFeature("MemberImportVisibility")] }
 
 // MARK: - Executable (thin: assembles the command tree)
 var executable: [Target] { [
-    .executableTarget(name: "omni", dependencies: ["OmniCommands", "OmniCLI"], swiftSettings: swiftSettings),
+    .executableTarget(name: "omni", dependencies: ["OmniCommands", "OmniCLI"], swiftSettings: librarySettings),
     // `make bench` only: times omni's libraries in-process next to the Python peers; not shipped.
     .executableTarget(name: "omni-bench", dependencies: ["OmniAttest", "OmniBLS", "OmniCandid", "OmniCodec", "OmniCrypto", "OmniIC"],
-                      swiftSettings: swiftSettings),
+                      swiftSettings: librarySettings),
 ] }
 
 // MARK: - Command layer (the only code that knows about terminals)
@@ -27,25 +31,25 @@ var commandLayer: [Target] { [
     .target(name: "OmniCommands", dependencies: [
         "OmniCLI", "OmniCodec", "OmniSystem", "OmniCrypto", "OmniTransport", "COmniShims",
         "OmniCandid", "OmniBLS", "OmniIC", "OmniConnect", "OmniAttest",
-    ], swiftSettings: swiftSettings),
+    ], swiftSettings: librarySettings),
 ] }
 
 // MARK: - Domain libraries (no terminal code; one public error enum each)
 var domains: [Target] { [
-    .target(name: "OmniCandid", dependencies: ["OmniCodec"], swiftSettings: swiftSettings),
-    .target(name: "OmniBLS", dependencies: ["CBLS12381", "OmniCodec", "OmniCrypto"], swiftSettings: swiftSettings),
-    .target(name: "OmniConnect", dependencies: ["OmniCodec", "OmniCrypto", "OmniTransport", "OmniSystem"], swiftSettings: swiftSettings),
-    .target(name: "OmniAttest", dependencies: ["OmniCodec", "OmniCrypto", "CSQLite"], swiftSettings: swiftSettings),
+    .target(name: "OmniCandid", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: librarySettings),
+    .target(name: "OmniBLS", dependencies: ["CBLS12381", "OmniCodec", "OmniCrypto"], swiftSettings: librarySettings),
+    .target(name: "OmniConnect", dependencies: ["OmniCodec", "OmniCrypto", "OmniTransport", "OmniSystem"], swiftSettings: librarySettings),
+    .target(name: "OmniAttest", dependencies: ["OmniCodec", "OmniCrypto", "CSQLite"], swiftSettings: librarySettings),
     .target(name: "OmniIC", dependencies: ["OmniCodec", "OmniCrypto", "OmniBLS", "OmniCandid", "OmniSystem", "OmniTransport"],
-            swiftSettings: swiftSettings),
+            swiftSettings: librarySettings),
 ] }
 
 // MARK: - Shared layers: codecs, files and directories, crypto, transports
 var shared: [Target] { [
-    .target(name: "OmniCodec", swiftSettings: swiftSettings),
-    .target(name: "OmniSystem", swiftSettings: swiftSettings),
-    .target(name: "OmniCrypto", dependencies: ["COpenSSL", "CSodium", "COmniShims", "OmniCodec"], swiftSettings: swiftSettings),
-    .target(name: "OmniTransport", dependencies: ["CCurl", "COmniShims", "OmniCodec", "OmniCrypto"], swiftSettings: swiftSettings),
+    .target(name: "OmniCodec", swiftSettings: librarySettings),
+    .target(name: "OmniSystem", swiftSettings: librarySettings),
+    .target(name: "OmniCrypto", dependencies: ["COpenSSL", "CSodium", "COmniShims", "OmniCodec", "OmniSystem"], swiftSettings: librarySettings),
+    .target(name: "OmniTransport", dependencies: ["CCurl", "COmniShims", "OmniCodec", "OmniCrypto", "OmniSystem"], swiftSettings: librarySettings),
 ] }
 
 // MARK: - C: system libraries through pkg-config, our shims, our BLS12-381 field arithmetic

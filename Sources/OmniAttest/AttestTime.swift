@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import OmniCodec
 
 /// Times in Unix seconds, read from RFC 3339 text (what the vectors, Apple's receipts and `--at` use) and written as
@@ -13,7 +13,7 @@ public enum AttestTime {
     /// Parses RFC 3339 (`2026-04-21T18:13:12Z`, fractional seconds dropped, `Z` or `±HH:MM`) or a plain number of
     /// Unix seconds within the years 1 to 9999. Nil for anything else.
     public static func parse(_ text: String) -> Int64? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespaceAndNewlines()
         if let seconds = Int64(trimmed) { return representable.contains(seconds) ? seconds : nil }
         return RFC3339.parse(trimmed)?.seconds
     }

@@ -1,4 +1,3 @@
-import Foundation
 import OmniCodec
 
 /// One `-----BEGIN label----- … -----END label-----` block (RFC 7468) with its decoded DER.
@@ -24,7 +23,7 @@ enum PEM {
         var lineNumber = 0
         for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
-            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+            let line = rawLine.trimmingWhitespaceAndNewlines()
             if var open = current {
                 if line.hasPrefix("-----END ") {
                     guard line == "-----END \(open.label)-----" else {

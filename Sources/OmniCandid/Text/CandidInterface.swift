@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import OmniSystem
 
 /// A parsed and checked `.did` interface: type definitions and the main service, if any.
 ///
@@ -53,7 +54,7 @@ public struct CandidInterface: Sendable {
         let path = url.standardizedFileURL.path
         let text: String
         do { text = try String(contentsOf: url, encoding: .utf8) } catch {
-            throw CandidError(.importFailed, "cannot read \(path): \(error.localizedDescription)", file: path)
+            throw CandidError(.importFailed, "cannot read \(path): \(SystemError.reason(for: error))", file: path)
         }
         return try parse(text, file: path, resolver: .fileSystem(base: url.deletingLastPathComponent()), limits: limits)
     }

@@ -76,7 +76,7 @@ enum AttestOptions {
     }
 
     static func checkedAppID(_ text: String) throws(AttestError) -> String {
-        let appID = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let appID = text.trimmingWhitespaceAndNewlines()
         guard let dot = appID.firstIndex(of: "."), dot != appID.startIndex, appID.index(after: dot) != appID.endIndex,
               !appID.contains(where: \.isWhitespace)
         else { throw AttestError.invalidArgument("app id '\(appID)' is not TEAMID.BUNDLE (e.g. ABCDE12345.com.example.app)") }
@@ -103,7 +103,7 @@ enum AttestOptions {
     /// A JSON document option: literal JSON, `@FILE`, `-` (stdin), or a plain file path.
     static func document(_ invocation: Invocation, _ option: Option<String>) throws -> [UInt8]? {
         guard let raw = invocation.parsed.options[option.spec.name]?.last else { return nil }
-        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = raw.trimmingWhitespaceAndNewlines()
         if raw == "-" || raw.hasPrefix("@") || trimmed.hasPrefix("{") { return try invocation.bytes(of: option) }
         return try FileInput.read(raw, label: option.spec.longFlag)
     }

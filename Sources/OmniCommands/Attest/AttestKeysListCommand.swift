@@ -21,7 +21,7 @@ struct KeyListOutput: Renderable {
         guard !keys.isEmpty else { return style.dim("no keys enrolled") }
         return keys.map { key in
             let status = key.revokedAt == nil ? style.good("active ") : style.bad("revoked")
-            return "\(AttestBase64.encode(key.keyID))  \(status)  \(key.environment.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) counter \(key.counter)  \(key.appID)"
+            return "\(AttestBase64.encode(key.keyID))  \(status)  \(key.environment.rawValue.paddingWithSpaces(toLength: 11)) counter \(key.counter)  \(key.appID)"
         }.joined(separator: "\n")
     }
 }

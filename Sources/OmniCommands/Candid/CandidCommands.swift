@@ -1,7 +1,8 @@
-import Foundation
+import FoundationEssentials
 import OmniCLI
 import OmniCandid
 import OmniCodec
+import OmniSystem
 
 /// `omni candid …`: Candid values and interfaces, offline.
 public enum CandidCommands {
@@ -120,7 +121,7 @@ enum CandidTypeOptions {
         } else {
             text = String(decoding: try FileInput.read(path, label: label), as: UTF8.self)
             name = path
-            base = URL(fileURLWithPath: (path as NSString).expandingTildeInPath).deletingLastPathComponent()
+            base = URL(fileURLWithPath: Paths.expandingTilde(path)).deletingLastPathComponent()
         }
         do throws(CandidError) {
             return try CandidInterface.parse(text, file: name, resolver: .fileSystem(base: base))

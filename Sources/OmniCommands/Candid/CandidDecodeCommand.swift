@@ -110,7 +110,7 @@ enum CandidDecodeCommand {
 
     /// `blob "\44\49…"`; the `blob` keyword may be left out.
     static func decodeBlobLiteral(_ text: String, source: String?) throws -> [UInt8] {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespaceAndNewlines()
         let literal = trimmed.hasPrefix("\"") ? "blob " + trimmed : trimmed
         do throws(CandidError) {
             guard let bytes = try Candid.parseValue(literal, type: .blob).blobValue else {

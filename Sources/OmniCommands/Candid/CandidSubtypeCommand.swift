@@ -1,4 +1,3 @@
-import Foundation
 import OmniCLI
 import OmniCandid
 import OmniCodec
@@ -30,8 +29,8 @@ enum CandidSubtypeCommand {
     ) { invocation in
         let environment = try invocation.value(did)
             .map { try CandidTypeOptions.loadInterface($0, invocation: invocation, label: "--did").environment } ?? CandidTypeEnvironment()
-        let first = (try invocation.argument(subType) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        let second = (try invocation.argument(superType) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let first = (try invocation.argument(subType) ?? "").trimmingWhitespaceAndNewlines()
+        let second = (try invocation.argument(superType) ?? "").trimmingWhitespaceAndNewlines()
         let a = try parse(first, label: "T1"), b = try parse(second, label: "T2")
         try CandidTypeOptions.checkNames([a], in: environment, label: "T1")
         try CandidTypeOptions.checkNames([b], in: environment, label: "T2")

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import OmniCandid
 import OmniCodec
 import OmniCrypto
@@ -78,7 +78,7 @@ public struct NodeKeyCache: Sendable {
     public func clear() throws(ICError) {
         guard FileManager.default.fileExists(atPath: directory) else { return }
         do { try FileManager.default.removeItem(atPath: directory) } catch {
-            throw ICError(.storage, "cannot remove the node key cache: \(error.localizedDescription)", location: directory)
+            throw ICError(.storage, "cannot remove the node key cache: \(SystemError.reason(for: error))", location: directory)
         }
     }
 

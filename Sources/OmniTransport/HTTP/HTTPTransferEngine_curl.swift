@@ -1,6 +1,7 @@
 internal import CCurl
 internal import COmniShims
-import Foundation
+import Dispatch
+internal import OmniSystem
 
 /// Runs transfers on one libcurl multi handle from one dedicated thread.
 ///
@@ -15,7 +16,7 @@ final class HTTPTransferEngine: @unchecked Sendable {
     private let maxConcurrentTransfers: Int
     private let trust: HTTPTrustSettings
 
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var pending: [HTTPTransfer] = []
     private var pendingHead = 0
     private var workerRunning = false
@@ -51,9 +52,7 @@ final class HTTPTransferEngine: @unchecked Sendable {
         condition.signal()
         condition.unlock()
         if mustStartWorker {
-            let worker = Thread { self.run() }
-            worker.name = "omni-http"
-            worker.start()
+            Threads.start(name: "omni-http") { self.run() }
         } else {
             curl_multi_wakeup(multi)
         }

@@ -1,6 +1,6 @@
+import FoundationEssentials
 internal import CCurl
 internal import COmniShims
-import Foundation
 
 /// One request's life on a libcurl easy handle: option setup, the C callbacks that stream the response into
 /// memory (enforcing the size limit), and the mapping of the outcome to `HTTPResponse` or `TransportError`.

@@ -1,7 +1,9 @@
-import Foundation
+import FoundationEssentials
+import OmniCodec
 internal import CCurl
 internal import COmniShims
 internal import Glibc
+internal import OmniSystem
 
 /// Opens RFC 6455 client connections to `ws://` and `wss://` URLs.
 ///
@@ -87,7 +89,7 @@ public enum WebSocketClient {
             }
         }
         let body = buffer[bodyStart..<min(buffer.count, bodyStart + wanted)]
-        return String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(decoding: body, as: UTF8.self).trimmingWhitespaceAndNewlines()
     }
 
     private static func readMore(
@@ -117,7 +119,7 @@ public enum WebSocketClient {
 final class WebSocketCurlStream: WebSocketByteStream, @unchecked Sendable {
     private let handle: UnsafeMutableRawPointer
     let descriptor: Int32
-    private let ioLock = NSLock()
+    private let ioLock = Lock()
     private let url: String
 
     private init(handle: UnsafeMutableRawPointer, descriptor: Int32, url: String) {
