@@ -56,9 +56,10 @@ var shared: [Target] { [
 var cLayer: [Target] { [
     .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
-    .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    // libcurl's headers only (no pkg-config, whose -lcurl would link it): COmniShims opens libcurl on first use.
+    .systemLibrary(name: "CCurl"),
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-    .target(name: "COmniShims", dependencies: ["CCurl", "COpenSSL"]),
+    .target(name: "COmniShims", dependencies: ["CCurl", "COpenSSL"], linkerSettings: [.linkedLibrary("dl")]),
     .target(name: "CBLS12381", cSettings: [.unsafeFlags(["-O3"])]),
 ] }
 
