@@ -50,13 +50,16 @@ typedef struct {
 } omni_curl_table;
 
 static omni_curl_table loaded_table;
-static const omni_curl_table *table_or_null;
+static const omni_curl_table *table_or_null;       // set once libcurl is open
+static const omni_curl_table *initialised_or_null; // set once curl_global_init succeeded too
 static char load_error[512];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
-/// Opens `library` and fills `table`; 1 on success, else 0 with the reason in `error`.
+/// Opens `library` and fills `table`; 1 on success, else 0 with the reason in `error`. RTLD_LAZY as the loader
+/// treats linked libraries: libcurl's dependencies bind their functions when first called, not all up front.
 static int open_table(const char *library, omni_curl_table *table, char *error, size_t error_size) {
-    void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+    void *handle = dlopen(library, RTLD_LAZY | RTLD_LOCAL);
     if (handle == NULL) {
         const char *reason = dlerror();
         snprintf(error, error_size, "cannot load libcurl (%s): %s", library, reason ? reason : "unknown error");
@@ -75,26 +78,38 @@ static int open_table(const char *library, omni_curl_table *table, char *error, 
 }
 
 static void load_process_table(void) {
-    if (!open_table(OMNI_CURL_LIBRARY, &loaded_table, load_error, sizeof load_error)) return;
-    // Here, under pthread_once, so no thread can use libcurl before (curl_global_init is not thread-safe in
-    // every libcurl build).
-    CURLcode code = loaded_table.fn_curl_global_init(CURL_GLOBAL_DEFAULT);
-    if (code != CURLE_OK) {
-        const char *reason = loaded_table.fn_curl_easy_strerror(code);
-        snprintf(load_error, sizeof load_error, "curl_global_init failed: %s", reason ? reason : "unknown error");
-        return;
-    }
-    table_or_null = &loaded_table;
+    if (open_table(OMNI_CURL_LIBRARY, &loaded_table, load_error, sizeof load_error)) table_or_null = &loaded_table;
 }
 
+/// libcurl, opened (enough for its version and error strings).
 static const omni_curl_table *curl_table(void) {
     pthread_once(&load_once, load_process_table);
     return table_or_null;
 }
 
-int omni_curl_is_available(void) { return curl_table() != NULL; }
+static void initialise_process_table(void) {
+    const omni_curl_table *t = curl_table();
+    if (t == NULL) return;
+    // Under pthread_once, before any handle exists: curl_global_init is not thread-safe in every libcurl build.
+    // Not at opening: it initialises TLS and the other backends, which `omni version` does not need.
+    CURLcode code = t->fn_curl_global_init(CURL_GLOBAL_DEFAULT);
+    if (code != CURLE_OK) {
+        const char *reason = t->fn_curl_easy_strerror(code);
+        snprintf(load_error, sizeof load_error, "curl_global_init failed: %s", reason ? reason : "unknown error");
+        return;
+    }
+    initialised_or_null = t;
+}
+
+/// libcurl, opened and initialised (needed before any handle is made).
+static const omni_curl_table *curl_initialised_table(void) {
+    pthread_once(&init_once, initialise_process_table);
+    return initialised_or_null;
+}
+
+int omni_curl_is_available(void) { return curl_initialised_table() != NULL; }
 const char *omni_curl_load_error(void) {
-    curl_table();
+    curl_initialised_table();
     return load_error;
 }
 const char *omni_curl_library_name(void) { return OMNI_CURL_LIBRARY; }
@@ -110,6 +125,10 @@ int omni_curl_probe_library(const char *library, char *error, size_t error_size)
 #define OMNI_CURL_TABLE_OR(failure)                                                                                    \
     const omni_curl_table *t = curl_table();                                                                           \
     if (t == NULL) return failure
+// Handles are made only after curl_global_init; every other call takes a handle or needs no initialisation.
+#define OMNI_CURL_INITIALISED_TABLE_OR(failure)                                                                        \
+    const omni_curl_table *t = curl_initialised_table();                                                               \
+    if (t == NULL) return failure
 
 char *omni_curl_version(void) {
     OMNI_CURL_TABLE_OR(NULL);
@@ -120,7 +139,7 @@ curl_version_info_data *omni_curl_version_info(CURLversion age) {
     return t->fn_curl_version_info(age);
 }
 CURL *omni_curl_easy_init(void) {
-    OMNI_CURL_TABLE_OR(NULL);
+    OMNI_CURL_INITIALISED_TABLE_OR(NULL);
     return t->fn_curl_easy_init();
 }
 void omni_curl_easy_cleanup(CURL *handle) {
@@ -144,7 +163,7 @@ const char *omni_curl_easy_strerror(CURLcode code) {
     return t->fn_curl_easy_strerror(code);
 }
 CURLM *omni_curl_multi_init(void) {
-    OMNI_CURL_TABLE_OR(NULL);
+    OMNI_CURL_INITIALISED_TABLE_OR(NULL);
     return t->fn_curl_multi_init();
 }
 CURLMcode omni_curl_multi_cleanup(CURLM *multi) {

@@ -5,7 +5,7 @@ A benchmark, not a test: nothing here passes or fails on timing. Each `Tests/Pee
 peer itself and runs the matching `omni-bench <name>` (or the omni binary) in the same run, alternating the two, and
 prints JSON lines that carry at least {"name", "omni_seconds", "peer_seconds", "ratio"} (ratio = omni / peer, lower
 is better for omni). This driver adds start-up rows (issue 10): cold start of `omni version` and `omni --version`,
-peak memory and stripped binary size, next to a C program linking the same system libraries (`--c-peer`, built from
+peak memory (GNU time's maximum RSS) and stripped binary size, next to a C program linking the same system libraries (`--c-peer`, built from
 Tests/Peers/start_peer.c by `make bench`), each with its target.
 """
 import argparse
@@ -20,31 +20,45 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def spawn_once(argv: list, devnull: int) -> tuple:
-    """Wall time from spawn to exit (posix_spawn + wait4: no shell, no Python pipes) and peak RSS in bytes."""
+def spawn_once(argv: list, devnull: int) -> float:
+    """Wall time from spawn to exit (posix_spawn + waitpid: no shell, no Python pipes)."""
     start = time.perf_counter()
     pid = os.posix_spawn(argv[0], argv, os.environ,
                          file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)])
-    _, status, usage = os.wait4(pid, 0)
+    _, status = os.waitpid(pid, 0)
     elapsed = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(argv)} failed with status {status}")
-    return elapsed, usage.ru_maxrss * 1024  # Linux reports ru_maxrss in KiB
+    return elapsed
 
 
 def start_up(commands: dict, runs: int) -> dict:
-    """Median wall time and median peak RSS of each command, run in alternation so that load on the machine falls
-    on all of them alike; the first three rounds only warm the page cache ("cold" means a fresh process)."""
+    """Median wall time of each command, run in alternation so that load on the machine falls on all of them
+    alike; the first three rounds only warm the page cache ("cold" means a fresh process)."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     samples = {name: [] for name in commands}
     for round_number in range(runs + 3):
         for name, argv in commands.items():
-            sample = spawn_once(argv, devnull)
+            elapsed = spawn_once(argv, devnull)
             if round_number >= 3:
-                samples[name].append(sample)
+                samples[name].append(elapsed)
     os.close(devnull)
-    return {name: (statistics.median(s[0] for s in values), statistics.median(s[1] for s in values))
-            for name, values in samples.items()}
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def peak_memory(argv: list, runs: int = 7):
+    """Median peak RSS in bytes, from /usr/bin/time (GNU time): a child spawned from Python would report
+    Python's own RSS, which it shares until exec. None without /usr/bin/time."""
+    if not os.access("/usr/bin/time", os.X_OK):
+        return None
+    values = []
+    for _ in range(runs):
+        result = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        if result.returncode != 0:
+            raise SystemExit(f"{' '.join(argv)} failed: {result.stderr}")
+        values.append(int(result.stderr.strip().splitlines()[-1]) * 1024)  # KiB
+    return statistics.median(values)
 
 
 def stripped_size(binary: str, scratch_dir: str) -> int:
@@ -61,16 +75,18 @@ def start_up_rows(omni: str, c_peer: str, runs: int) -> list:
     if c_peer:
         commands["C peer"] = [c_peer]
     measured = start_up(commands, runs)
-    peer_seconds, peer_rss = measured.get("C peer", (None, None))
+    peer_seconds = measured.get("C peer")
+    peer_rss = peak_memory(commands["C peer"]) if c_peer else None
     scratch = os.path.join(os.path.dirname(c_peer or omni), "bench-stripped")
     peer_size = stripped_size(c_peer, scratch) if c_peer else None
     peer = "C program, same libraries" if c_peer else None
     rows = []
     for command in ("omni version", "omni --version"):
-        rows.append({"name": f"cold start: {command}", "unit": "seconds", "omni_value": measured[command][0],
+        rows.append({"name": f"cold start: {command}", "unit": "seconds", "omni_value": measured[command],
                      "peer_value": peer_seconds, "peer": peer, "runs": runs, "target": "<= 4 ms"})
-    rows.append({"name": "peak memory: omni version", "unit": "bytes", "omni_value": measured["omni version"][1],
-                 "peer_value": peer_rss, "peer": peer, "runs": runs, "target": "<= 12 MiB"})
+    for command in ("omni version", "omni --version"):
+        rows.append({"name": f"peak memory: {command}", "unit": "bytes", "omni_value": peak_memory(commands[command]),
+                     "peer_value": peer_rss, "peer": peer, "target": "<= 12 MiB"})
     rows.append({"name": "stripped binary size", "unit": "bytes", "omni_value": stripped_size(omni, scratch),
                  "peer_value": peer_size, "peer": peer, "target": "<= 20 MB"})
     return rows
@@ -132,12 +148,13 @@ def main() -> None:
 
     if start_rows:
         print()
-        print(f"{'start-up and size (median of ' + str(args.runs) + ' runs)':52} {'omni':>12} {'C peer':>12} "
+        print(f"{'start-up (median of ' + str(args.runs) + ' runs; memory of 7) and size':52} {'omni':>12} {'C peer':>12} "
               f"{'omni/peer':>10}")
         for row in start_rows:
             omni_text = fmt_value(row["omni_value"], row["unit"], row["name"])
             peer_text = fmt_value(row["peer_value"], row["unit"], row["name"])
-            ratio = f"{row['omni_value'] / row['peer_value']:>9.2f}×" if row["peer_value"] else f"{'-':>10}"
+            comparable = row["omni_value"] and row["peer_value"] and not row["name"].startswith("stripped")
+            ratio = f"{row['omni_value'] / row['peer_value']:>9.2f}×" if comparable else f"{'-':>10}"
             print(f"{row['name'][:52]:52} {omni_text:>12} {peer_text:>12} {ratio}  target {row['target']}")
     if not rows:
         return

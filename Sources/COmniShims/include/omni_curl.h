@@ -1,9 +1,10 @@
 // libcurl, opened on first use instead of linked.
 //
 // Most omni commands never touch the network, and linking libcurl made every start map it and its ~30 dependencies
-// (GnuTLS, Kerberos, LDAP, SSH, …) and run their initialisers: about 4 ms of a 10 ms start. So nothing links
-// libcurl: every omni_curl_* function below opens it with dlopen on first use (once, thread-safe, calling
-// curl_global_init there) and then calls through a table of its functions. When libcurl cannot be opened each
+// (GnuTLS, Kerberos, LDAP, SSH, …), relocate them and run their initialisers: about 4 ms and 4 MiB of every
+// start. So nothing links libcurl: every omni_curl_* function below opens it with dlopen on first use (once,
+// thread-safe) and calls through a table of its functions; curl_global_init runs once, before the first handle
+// is made (omni_curl_easy_init, omni_curl_multi_init, omni_curl_is_available). When libcurl cannot be opened each
 // function fails the way libcurl itself reports failure (NULL, CURLE_FAILED_INIT, CURLM_INTERNAL_ERROR) and
 // omni_curl_load_error() says why. Types and constants still come from <curl/curl.h>.
 //
