@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import OmniCodec
 
 /// Times in Unix seconds, written as `YYYY-MM-DDTHH:MM:SSZ` (verdicts, receipts, the store). Reading a time from the

@@ -160,7 +160,7 @@ public final class Invocation: @unchecked Sendable {
         let label = "<\(spec.name.lowercased())>"
         var text = raw
         if spec.source == .content {
-            text = try Self.strictText(try resolveBytes(raw, source: spec.source, label: label), label: label).trimmedWhitespace
+            text = try Self.strictText(try resolveBytes(raw, source: spec.source, label: label), label: label).trimmingWhitespaceAndNewlines()
         }
         if let value = T(argument: text) { return value }
         let problem = T.problem(with: text) ?? "expected " + T.expectation
@@ -215,7 +215,7 @@ public final class Invocation: @unchecked Sendable {
     }
 
     private func convert<T: ArgumentValue>(_ text: String, as: T.Type, spec: OptionSpec, origin: Origin) throws -> T {
-        let candidate = spec.source == .content ? text.trimmedWhitespace : text
+        let candidate = spec.source == .content ? text.trimmingWhitespaceAndNewlines() : text
         if let value = T(argument: candidate) { return value }
         let problem = T.problem(with: candidate) ?? "expected " + T.expectation
         switch origin {

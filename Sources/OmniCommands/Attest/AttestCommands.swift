@@ -105,7 +105,7 @@ enum AttestOptions {
     }
 
     static func checkedAppID(_ text: String) throws(AttestError) -> String {
-        let appID = text.trimmedWhitespace
+        let appID = text.trimmingWhitespaceAndNewlines()
         guard let dot = appID.firstIndex(of: "."), dot != appID.startIndex, appID.index(after: dot) != appID.endIndex,
               !appID.contains(where: \.isWhitespace)
         else { throw AttestError.invalidArgument("app id '\(appID)' is not TEAMID.BUNDLE (e.g. ABCDE12345.com.example.app)") }

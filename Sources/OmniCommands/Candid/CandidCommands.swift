@@ -1,7 +1,8 @@
-import Foundation
+import FoundationEssentials
 import OmniCLI
 import OmniCandid
 import OmniCodec
+import OmniSystem
 
 /// `omni candid …`: Candid values and interfaces, offline.
 public enum CandidCommands {

@@ -1,8 +1,8 @@
-import Foundation
 import OmniCLI
 import OmniCodec
 import OmniConnect
 import OmniCrypto
+import OmniSystem
 import OmniTransport
 
 /// What `omni connect app sign-raw|sign-tx` share: the options (accepted before or after the subcommand) and
@@ -100,7 +100,7 @@ enum ConnectAppFlow {
 
 /// Set from the interrupt handler, polled by the session loops.
 final class CancelFlag: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var value = false
 
     func set() { lock.withLock { value = true } }

@@ -1,4 +1,3 @@
-import Foundation
 import OmniCLI
 import OmniCodec
 import OmniConnect
@@ -97,7 +96,7 @@ public enum ConnectCommands {
             if let environment = option.spec.environment { message += ", or set \(environment)" }
             throw CLIError.usage(message + "; secrets are never taken from the command line", commandPath: invocation.commandPath)
         }
-        return try invocation.value(option)?.trimmingCharacters(in: .whitespacesAndNewlines)
+        return try invocation.value(option)?.trimmingWhitespaceAndNewlines()
     }
 
     static func readFile(_ path: String, label: String) throws -> String {

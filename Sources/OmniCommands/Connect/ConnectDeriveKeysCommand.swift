@@ -1,6 +1,7 @@
 import OmniCLI
 import OmniCodec
 import OmniConnect
+import OmniCrypto
 
 enum ConnectDeriveKeysCommand {
     static let secretKey = Option<String>("sk", valueName: "@FILE", help: "Our X25519 private key (PEM or hex) as @FILE or -.",

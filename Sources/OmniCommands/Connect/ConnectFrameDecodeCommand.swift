@@ -90,7 +90,7 @@ enum ConnectFrameDecodeCommand {
         return try invocation.arguments(frames).enumerated().map { index, text in
             let compact = text.filter { !$0.isWhitespace }
             if encoding == .hex { return try ConnectText.parseHex(compact, what: "FRAME \(index + 1)") }
-            let urlSafe = compact.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            let urlSafe = compact.replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: "")
             return try ConnectText.parseBase64URL(urlSafe, what: "FRAME \(index + 1)")
         }
     }
@@ -130,7 +130,7 @@ struct DecodedFrame: Renderable {
         for item in annotations {
             let offset = String(item.offset)
             let range = String(repeating: " ", count: max(0, 5 - offset.count)) + offset + "+" + String(item.length)
-            lines.append(style.dim(range.padding(toLength: 11, withPad: " ", startingAt: 0)) + item.path.padding(toLength: pathWidth + 2, withPad: " ", startingAt: 0)
+            lines.append(style.dim(range.paddingWithSpaces(toLength: 11)) + item.path.paddingWithSpaces(toLength: pathWidth + 2)
                          + item.value)
         }
         if let envelope {

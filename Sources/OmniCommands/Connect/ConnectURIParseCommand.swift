@@ -15,7 +15,7 @@ enum ConnectURIParseCommand {
         options: [ConnectCommands.generationOption, ConnectCommands.showSecrets], arguments: [uri.spec],
         examples: [Example("omni connect uri parse @wallet-uri.txt --output json", "Fields of a wallet URI (tokens redacted).")]
     ) { invocation in
-        let text = (try invocation.argument(uri) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = (try invocation.argument(uri) ?? "").trimmingWhitespaceAndNewlines()
         let parsed = try ConnectURI(parsing: text, generation: try ConnectCommands.generation(invocation))
         let show = try invocation.flag(ConnectCommands.showSecrets)
         var list = FieldList()

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import OmniCandid
 import OmniCodec
+import OmniSystem
 import OmniTransport
 import Synchronization
 
@@ -497,7 +498,7 @@ public final class ICAgent: Sendable {
         let deadline = Date(timeIntervalSinceNow: ICAgent.seconds(duration))
         while Date() < deadline {
             if cancellation?.isCancelled == true { throw TransportError(.cancelled, "interrupted while waiting to poll") }
-            Thread.sleep(forTimeInterval: min(0.05, max(0, deadline.timeIntervalSinceNow)))
+            Threads.sleep(seconds: min(0.05, max(0, deadline.timeIntervalSinceNow)))
         }
         if cancellation?.isCancelled == true { throw TransportError(.cancelled, "interrupted while waiting to poll") }
     }
@@ -518,7 +519,7 @@ public final class ICAgent: Sendable {
     static func printable(_ body: [UInt8], limit: Int) -> String {
         let text = String(decoding: body.prefix(limit), as: UTF8.self)
         var cleaned = String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
-        cleaned = cleaned.trimmingCharacters(in: .whitespaces)
+        cleaned = cleaned.trimmingWhitespace()
         return body.count > limit ? cleaned + "…" : cleaned
     }
 
@@ -533,6 +534,6 @@ public final class ICAgent: Sendable {
 
     static func describeSkew(_ skew: Int64) -> String {
         let seconds = Double(skew) / 1e9
-        return (seconds >= 0 ? "+" : "") + String(format: "%.1f s", seconds)
+        return (seconds >= 0 ? "+" : "") + seconds.fixedPointText(fractionDigits: 1) + " s"
     }
 }

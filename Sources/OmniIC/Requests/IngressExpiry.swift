@@ -1,5 +1,5 @@
+import FoundationEssentials
 import OmniCodec
-import Foundation
 import OmniCandid
 
 /// `ingress_expiry` as the reference agents compute it: now + 3 minutes, rounded down to a whole minute (so that
@@ -58,10 +58,10 @@ public enum ClockSkew {
     /// message does not contain one.
     public static func replicaTime(fromExpiryError message: String) -> UInt64? {
         let marker = "Minimum allowed expiry:"
-        guard let range = message.range(of: marker) else { return nil }
+        guard let range = message.firstRange(of: marker) else { return nil }
         let rest = message[range.upperBound...].drop(while: { $0 == " " })
-        guard let end = rest.range(of: " UTC") else { return nil }
-        let stamp = rest[..<end.lowerBound].replacingOccurrences(of: " ", with: "T") + "Z"
+        guard let end = rest.firstRange(of: " UTC") else { return nil }
+        let stamp = String(rest[..<end.lowerBound].replacing(" ", with: "T")) + "Z"
         return try? ICTime.parse(stamp)
     }
 }
@@ -71,7 +71,7 @@ public enum ICTime {
     /// Parses nanoseconds since the epoch (`1763796896688941908`) or RFC 3339 (`2025-11-22T07:34:56.688941908Z`,
     /// `…+01:00`, up to nine fractional digits).
     public static func parse(_ text: String) throws(ICError) -> UInt64 {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
             guard let value = UInt64(trimmed) else { throw ICError.malformed("time \(trimmed) does not fit in 64 bits of nanoseconds") }
             return value
