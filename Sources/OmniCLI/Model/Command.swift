@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One node of the command tree: a group of subcommands, a runnable command, or both.
 ///
 /// Commands are plain values assembled once at start-up (no reflection), so building the whole tree costs
@@ -12,7 +14,13 @@ public struct Command: Sendable {
     public var discussion: String?
     public var options: [OptionSpec]
     public var arguments: [ArgumentSpec]
-    public var subcommands: [Command]
+    /// The children, built the first time they are asked for (`Command(…, subcommands: { … })`): `omni --version` or
+    /// `omni candid …` never pays for building the IC, Connect and Attest trees.
+    public var subcommands: [Command] {
+        get { children.commands }
+        set { children = Children(newValue) }
+    }
+    private var children: Children
     public var examples: [Example]
     public var aliases: [String]
     public var hidden: Bool
@@ -43,13 +51,20 @@ public struct Command: Sendable {
         self.arguments = arguments.map(\.spec)
         self.relations = relations
         self.streaming = streaming
-        self.subcommands = subcommands
+        children = Children(subcommands)
         self.examples = examples
         self.aliases = aliases
         self.section = section
         self.hidden = hidden
         self.outputAliases = outputAliases
         self.body = body
+    }
+
+    /// A group whose subcommands are built only when a command line, help or completions need them.
+    public init(_ name: String, abstract: String, discussion: String? = nil, section: String? = nil, hidden: Bool = false,
+                subcommands build: @escaping @Sendable () -> [Command]) {
+        self.init(name, abstract: abstract, discussion: discussion, section: section, hidden: hidden)
+        children = Children(build)
     }
 
     /// Transitional: argument lists given as specs (`argument.spec`); new code passes the declarations.
@@ -79,6 +94,29 @@ public struct Command: Sendable {
 
     public func subcommand(named word: String) -> Command? {
         subcommands.first { $0.name == word || $0.aliases.contains(word) }
+    }
+}
+
+/// A command's children: a list, or a builder run once on first use (thread-safe; commands are shared values).
+final class Children: @unchecked Sendable {
+    private let lock = Mutex<[Command]?>(nil)
+    private let build: (@Sendable () -> [Command])?
+
+    init(_ commands: [Command]) {
+        build = nil
+        lock.withLock { $0 = commands }
+    }
+
+    init(_ build: @escaping @Sendable () -> [Command]) { self.build = build }
+
+    var commands: [Command] {
+        if let built = lock.withLock({ $0 }) { return built }
+        let made = build?() ?? []
+        return lock.withLock { cached in
+            if let cached { return cached }
+            cached = made
+            return made
+        }
     }
 }
 

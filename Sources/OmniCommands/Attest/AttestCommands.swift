@@ -26,10 +26,11 @@ public enum AttestCommands {
                     app_id, environment, root, at or challenge_hash to something else than the command line says is \
                     unusable, unless --trust-line-policy declares the lines trusted (test vectors, say).
                     """,
-                subcommands: [AttestVerifyAttestationCommand.command, AttestVerifyAssertionCommand.command,
-                              AttestReceiptCommand.command, AttestChallengeCommand.command, AttestEnrollCommand.command,
-                              AttestVerifyCommand.command, AttestKeysCommands.group],
-                section: "Apple")
+                section: "Apple"
+        ) {
+            [AttestVerifyAttestationCommand.command, AttestVerifyAssertionCommand.command, AttestReceiptCommand.command,
+             AttestChallengeCommand.command, AttestEnrollCommand.command, AttestVerifyCommand.command, AttestKeysCommands.group]
+        }
     }
 }
 

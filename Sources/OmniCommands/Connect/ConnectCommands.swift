@@ -16,11 +16,11 @@ public enum ConnectCommands {
             --show-secrets. The one exception is the wallet URI, which carries the wallet's one-time token by design \
             (it is what the app hands over): give it as @FILE, - or OMNI_CONNECT_URI to keep it out of process lists.
             """,
-            subcommands: [
-                appGroup, ConnectWalletCommand.command, ConnectRelayCommand.command, sessionGroup, uriGroup, frameGroup,
-                ConnectKeygenCommand.command, ConnectSIDCommand.command, ConnectDeriveKeysCommand.command,
-            ],
-            section: "Iroha")
+            section: "Iroha"
+        ) {
+            [appGroup, ConnectWalletCommand.command, ConnectRelayCommand.command, sessionGroup, uriGroup, frameGroup,
+             ConnectKeygenCommand.command, ConnectSIDCommand.command, ConnectDeriveKeysCommand.command]
+        }
     }
 
     static var appGroup: Command {
