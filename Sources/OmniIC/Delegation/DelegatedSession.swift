@@ -111,6 +111,27 @@ public struct DelegatedSession: Sendable, CustomStringConvertible, CustomDebugSt
         try self.init(sessionKey: try ICIdentity(pem: pem), chain: try DelegationChain(json: chainJSON))
     }
 
+    /// Reads a session file and checks its chain before anything trusts it (`omni ic identity import --session`):
+    /// `init(sessionFile:)`, then `verify(at:rootKey:)`. Reading alone only checks the form.
+    public init(verifiedSessionFile json: JSONValue, at time: UInt64 = IngressExpiry.currentTime(),
+                rootKey: ICRootKey = .mainnet) throws(ICError) {
+        try self.init(sessionFile: json)
+        try verify(at: time, rootKey: rootKey)
+    }
+
+    /// Checks the chain as the IC will when requests arrive: every delegation signed by the key before it (the
+    /// first by the root identity's key; canister signatures under `rootKey`), no key twice, at most 20 links, none
+    /// expired at `time`. The session key is already known to be the chain's last key. Fails with reason
+    /// `delegation_chain` or `expired`, naming the delegation.
+    public func verify(at time: UInt64 = IngressExpiry.currentTime(), rootKey: ICRootKey = .mainnet) throws(ICError) {
+        do {
+            try chain.verify(at: time, canister: nil, rootKey: rootKey)
+        } catch {
+            throw ICError(error.kind, "the session's delegation chain does not verify: \(error.message)", reason: error.reason,
+                          location: error.location)
+        }
+    }
+
     static let fileKind = "delegated-session"
 
     public var description: String {
