@@ -238,6 +238,10 @@ import Testing
         try check("agent-js/goldenCertificates.mainnetApplication", ledger, .range)
         for name in ["mainnetSystem", "localApplication", "localSystem"] {
             try check("agent-js/goldenCertificates." + name, ledger, nil)
+            // Root-signed, revealing the root subnet's ranges: a canister on another subnet is outside them.
+            try check("agent-js/goldenCertificates." + name, .canister(try principal("erxue-5aaaa-aaaab-qaagq-cai")), .range)
+            try check("agent-js/goldenCertificates." + name, .subnet(try principal("pae4o-o6dxf-xki7q-ezclx-znyd6-fnk6w-vkv5z-5lfwh-xym2i-otrrw-fqe")),
+                      .delegation)
         }
         // agent-js certificate.test.ts: ids inside and outside the delegation's range.
         for inside in ["00000000002000000101", "000000000020000C0101", "00000000002FFFFF0101"] {
@@ -251,7 +255,7 @@ import Testing
         try check("agent-js/bin/with_subnet_key.bin", .canister(try principal("rdmx6-jaaaa-aaaaa-aaadq-cai")), nil)
         // A custom root key that did not sign anything here: every mainnet certificate fails on its signature.
         try check("agent-rs/ivg37_time", ivg37, .signature, rootKey: try TestBLSKey(seed: 9).rootKey)
-        #expect(verdicts == 25)
+        #expect(verdicts == 31)
         print("certificates.json: \(verdicts) verification verdicts")
     }
 
