@@ -140,6 +140,37 @@ struct AgentUnitTests {
         _ = try SignedRequestFile(envelope: try signed("create_canister", try Candid.encode([])), effectiveCanisterID: other)
     }
 
+    /// A root-signed `/subnet` read that certifies no ranges for the root subnet: its node keys serve no canister,
+    /// so the agent refuses them (and caches nothing) instead of verifying queries with them.
+    @Test func rootSubnetKeysWithoutRangesServeNoCanister() throws {
+        let key = TestBLSKey(seed: 31)
+        let rootSubnet = try key.rootKey.subnetID
+        let node = Principal.selfAuthenticating(publicKeyDER: Ed25519.PrivateKey().publicKey.derRepresentation)
+        let transport = HandlerTransport { _, envelope, _ in
+            #expect(envelope.content.sender == .anonymous && envelope.senderSignature == nil, "the /subnet read is anonymous")
+            let tree = TestCertificates.node([
+                ("subnet", TestCertificates.node([(rootSubnet.bytes, TestCertificates.node([
+                    ("node", TestCertificates.node([(node.bytes, TestCertificates.node([("public_key", HashTree.leaf([7]))]))])),
+                ]))])),
+                ("time", .leaf(TestCertificates.leb128(IngressExpiry.currentTime()))),
+            ])
+            let certificate = try TestCertificates.encode(tree: tree, key: key)
+            return (200, try CBOR.map([("certificate", .bytes(certificate))]).selfDescribed.encoded())
+        }
+        let directory = try temporaryDirectory("omni-cache-unranged")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = ICAgent.Configuration(network: try ICNetwork("http://127.0.0.1:9"), rootKey: try key.rootKey)
+        configuration.nodeKeyCache = NodeKeyCache(directory: directory)
+        let agent = try ICAgent(configuration: configuration, identity: ICIdentity(ed25519: Ed25519.PrivateKey()), transport: transport)
+        let canister = try Principal(icText: "ryjl3-tyaaa-aaaaa-aaaba-cai")
+        let error = expectICError(.verificationFailed, reason: .range, "unranged root subnet") {
+            _ = try agent.subnetInfo(serving: canister)
+        }
+        #expect(error?.message.contains("subnet \(rootSubnet) does not serve canister \(canister)") == true, "\(String(describing: error))")
+        #expect(configuration.nodeKeyCache?.load(subnet: rootSubnet, rootKey: try key.rootKey) == nil)
+        #expect(transport.envelopes.count == 1)
+    }
+
     @Test("a replica's self-reported root key is labelled by what it is compared with")
     func reportedRootKeyLabels() throws {
         let local = try ICNetwork("http://127.0.0.1:4943"), mainnet = try ICNetwork("ic")

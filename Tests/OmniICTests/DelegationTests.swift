@@ -157,6 +157,14 @@ import Testing
             _ = try DelegatedSession(verifiedSessionFile: file, at: session.expiration + 1)
         }
         #expect(expired?.message.contains("delegation 1 expired at") == true, "\(String(describing: expired))")
+        // One session's key with another's chain: the file is inconsistent (malformed input, not a setup problem).
+        guard case .object(var mixed) = file, case .object(let stranger) = try DelegatedSession.create(root: root, now: now).sessionFileJSON(),
+              let strangerChain = stranger["delegation_chain"] else {
+            Issue.record("session file layout"); return
+        }
+        mixed["delegation_chain"] = strangerChain
+        let mismatch = expectICError(.malformed, "chain of another session") { _ = try DelegatedSession(sessionFile: .object(mixed)) }
+        #expect(mismatch?.location == "delegation_chain" && mismatch?.message.contains("does not end in its session key") == true)
     }
 
     @Test func agentJSJSON() throws {

@@ -108,7 +108,12 @@ public struct DelegatedSession: Sendable, CustomStringConvertible, CustomDebugSt
         guard let pem = json["session_key"]?.stringValue, let chainJSON = json["delegation_chain"] else {
             throw ICError.malformed("session file: session_key or delegation_chain missing")
         }
-        try self.init(sessionKey: try ICIdentity(pem: pem), chain: try DelegationChain(json: chainJSON))
+        let sessionKey = try ICIdentity(pem: pem), chain = try DelegationChain(json: chainJSON)
+        guard chain.delegations.isEmpty || chain.sessionPublicKey == sessionKey.publicKeyDER else {
+            // In a file this is its content at fault, not the caller's choice of key.
+            throw ICError.malformed("session file: the delegation chain does not end in its session key", location: "delegation_chain")
+        }
+        try self.init(sessionKey: sessionKey, chain: chain)
     }
 
     /// Reads a session file and checks its chain before anything trusts it (`omni ic identity import --session`):
