@@ -20,7 +20,7 @@ define apt_install
   $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null
 endef
 
-.PHONY: build build-info debug test test-deps deps install completions docs check-generated bench clean
+.PHONY: build build-info debug test test-skip-summary test-deps deps install completions docs check-generated bench clean
 
 # Release build (the default target).
 build: deps build-info
@@ -50,9 +50,29 @@ build-info:
 	  "$$(git log -1 --format=%cs 2>/dev/null || echo unknown)" > $(BUILD_INFO).tmp
 	@cmp -s $(BUILD_INFO).tmp $(BUILD_INFO) && rm $(BUILD_INFO).tmp || mv $(BUILD_INFO).tmp $(BUILD_INFO)
 
+# Tests that need ../shared data (vectors, real-world corpus) skip when it is absent and record the skip in
+# $(TEST_SKIPS); the summary after `swift test` names them. OMNI_REQUIRE_VECTORS=1 (.ci/run) fails them instead.
+TEST_SKIPS := .build/omni-test-skips
+
 test: test-deps build-info
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@rm -rf $(TEST_SKIPS)
+	@status=0; $(SWIFT) test --skip-build || status=$$?; $(MAKE) -s test-skip-summary; exit $$status
+
+# Prints which suites skipped how many tests for missing test data, what is missing and how to provide it.
+test-skip-summary:
+	@if ls $(TEST_SKIPS)/*.skip >/dev/null 2>&1; then \
+	  bar='================================================================================'; \
+	  echo "$$bar"; \
+	  cat $(TEST_SKIPS)/*.skip | awk -F'\t' '{ n[$$2]++ } END { s = 0; t = 0; for (k in n) { s++; t += n[k] }; \
+	    printf "SKIPPED %d test%s in %d suite%s: the test data they read is missing\n", t, t == 1 ? "" : "s", s, s == 1 ? "" : "s" }'; \
+	  cut -f2 $(TEST_SKIPS)/*.skip | sort | uniq -c | awk '{ printf "  %-64s %4d test%s\n", $$2, $$1, $$1 == 1 ? "" : "s" }'; \
+	  echo "missing:"; cut -f4 $(TEST_SKIPS)/*.skip | tr ' ' '\n' | sort -u | sed 's/^/  /'; \
+	  echo "To run them, put the shared data beside this repository (../shared/vectors and ../shared/realworld),"; \
+	  echo "or set OMNI_VECTORS=/path/to/vectors (the real-world corpus is then read from \$$OMNI_VECTORS/../realworld)."; \
+	  echo "With OMNI_REQUIRE_VECTORS=1 (as .ci/run sets) missing data fails these tests instead."; \
+	  echo "$$bar"; \
+	fi
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bash-completion/completions \

@@ -22,8 +22,8 @@ _omni_options() {
     case "$1" in
         'omni') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni candid') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni candid encode') echo '--input -i --format -f --types -t --did -d --method -m --force --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni candid decode') echo '--input -i --types -t --did -d --method -m --returns -r --compact --work-budget --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
+        'omni candid encode') echo '--input-format -i --format -f --types -t --did -d --method -m --force --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
+        'omni candid decode') echo '--input-format -i --types -t --did -d --method -m --returns -r --compact --work-budget --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni candid check') echo '--strict -s --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni candid subtype') echo '--did -d --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni candid hash') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
@@ -112,7 +112,7 @@ _omni_option_values() {
         'omni candid|--config') echo '__file__';;
         'omni candid|--profile') echo '__value__';;
         'omni candid|--identity') echo '__dynamic__:identities';;
-        'omni candid encode|--input') echo 'candid json';;
+        'omni candid encode|--input-format') echo 'candid json';;
         'omni candid encode|-i') echo 'candid json';;
         'omni candid encode|--format') echo 'hex binary blob';;
         'omni candid encode|-f') echo 'hex binary blob';;
@@ -128,7 +128,7 @@ _omni_option_values() {
         'omni candid encode|--config') echo '__file__';;
         'omni candid encode|--profile') echo '__value__';;
         'omni candid encode|--identity') echo '__dynamic__:identities';;
-        'omni candid decode|--input') echo 'hex binary blob';;
+        'omni candid decode|--input-format') echo 'hex binary blob';;
         'omni candid decode|-i') echo 'hex binary blob';;
         'omni candid decode|--types') echo '__value__';;
         'omni candid decode|-t') echo '__value__';;

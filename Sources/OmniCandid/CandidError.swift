@@ -2,8 +2,9 @@ import OmniCodec
 
 /// The one error type of OmniCandid: binary decoding, encoding, text and `.did` parsing, type checking.
 ///
-/// Every error says where: a byte offset for binary input, a line and column for text, and a path through the
-/// value (`arg 0 . record field "owner" . vec[3]`) that uses field names whenever the expected type knows them.
+/// Every error says where, in one style: `byte N` for binary input, `line L, column C` for text (never both), and a
+/// path through the value (`argument 1 . record field "owner" . vec[3]`) that uses field names whenever the
+/// expected type knows them.
 public struct CandidError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable {
         /// The bytes break the binary format (bad magic, truncated value, invalid type table, bad UTF-8, …).
@@ -18,6 +19,9 @@ public struct CandidError: Error, Equatable, Sendable, CustomStringConvertible {
         case invalidType = "invalid_type"
         /// An `import` could not be resolved.
         case importFailed = "import_failed"
+        /// Two fields or cases of one record or variant (or two of their labels' hashes), two methods of one service
+        /// or two argument names of one function are the same.
+        case duplicateLabel = "duplicate_label"
     }
 
     /// One step of the path from an argument list down to the failing value.
@@ -31,7 +35,8 @@ public struct CandidError: Error, Equatable, Sendable, CustomStringConvertible {
 
         public var description: String {
             switch self {
-            case .argument(let index): return "arg \(index)"
+            // Arguments count from 1 in messages, as people say them ("argument 2 of transfer").
+            case .argument(let index): return "argument \(index + 1)"
             case .field(let label): return "record field \(label.quotedDescription)"
             case .variantCase(let label): return "variant case \(label.quotedDescription)"
             case .element(let index): return "vec[\(index)]"
@@ -54,6 +59,8 @@ public struct CandidError: Error, Equatable, Sendable, CustomStringConvertible {
     public var file: String?
     /// A type mismatch that the opt coercion rules may turn into `null` (internal control flow of the decoder).
     var isCoercionFailure = false
+    /// The type definition whose body the error is in, so a `.did` loader can point at its line and column.
+    var definition: String?
 
     public init(_ kind: Kind, _ message: String, offset: Int? = nil, line: Int? = nil, column: Int? = nil,
                 path: [PathComponent] = [], file: String? = nil) {
@@ -69,7 +76,7 @@ public struct CandidError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Outermost component first.
     public var path: [PathComponent] { reversedPath.reversed() }
 
-    /// `arg 0 . record field "owner" . vec[3]`, or empty when the error is not inside a value.
+    /// `argument 1 . record field "owner" . vec[3]`, or empty when the error is not inside a value.
     public var pathDescription: String { path.map(\.description).joined(separator: " . ") }
 
     /// Adds an enclosing path component (called while unwinding, outermost last).
@@ -93,8 +100,17 @@ public struct CandidError: Error, Equatable, Sendable, CustomStringConvertible {
         case .syntax: head = "Candid syntax error"
         case .invalidType: head = "invalid Candid type"
         case .importFailed: head = "Candid import failed"
+        case .duplicateLabel: head = "duplicate Candid label"
         }
         return head + (location.isEmpty ? "" : " (" + location.joined(separator: ", ") + ")") + ": " + message
+    }
+
+    /// Attributes the error to the type definition it was found in, unless an inner definition already claimed it.
+    func inDefinition(_ name: String?) -> CandidError {
+        guard definition == nil, let name else { return self }
+        var copy = self
+        copy.definition = name
+        return copy
     }
 
     /// Wraps a codec-layer failure (LEB128, …) found at a byte offset.

@@ -7,7 +7,7 @@ import OmniTestSupport
 
 /// OmniCrypto's CMSSignedData (added for receipts) on Apple's BER receipts: content, certificates, signatures, and
 /// what tampering does.
-@Suite struct CMSTests {
+@Suite(.vectors("attest")) struct CMSTests {
     @Test func readsAndVerifiesAnAppleReceipt() throws {
         let vector = try AttestVectors.json("real/receipt/veehaitch-ios-14.2-dev-receipt-1.json")
         let bytes = try vector.base64("receipt_b64")

@@ -41,7 +41,7 @@ import OmniTestSupport
         return out
     }
 
-    @Test func mutatedAttestationObjects() throws {
+    @Test(.vectors("attest")) func mutatedAttestationObjects() throws {
         var random = SeededGenerator()
         let seed = random.seed
         let vector = try AttestVectors.json(Self.attestationVector)
@@ -61,7 +61,7 @@ import OmniTestSupport
         }
     }
 
-    @Test func mutatedAuthenticatorDataInsideAValidObject() throws {
+    @Test(.vectors("attest")) func mutatedAuthenticatorDataInsideAValidObject() throws {
         var random = SeededGenerator()
         let seed = random.seed
         let vector = try AttestVectors.json(Self.attestationVector)
@@ -93,7 +93,7 @@ import OmniTestSupport
         #expect(refusedByParsing > 0, "seed \(seed): no mutation reached the authData parser")
     }
 
-    @Test func mutatedAssertions() throws {
+    @Test(.vectors("attest")) func mutatedAssertions() throws {
         var random = SeededGenerator()
         let seed = random.seed
         let vector = try AttestVectors.json(Self.assertionVector)

@@ -15,7 +15,7 @@ import OmniTestSupport
         }
     }
 
-    @Test func fingerprintsAreApplesAndRecordedInSources() throws {
+    @Test(.vectors("attest")) func fingerprintsAreApplesAndRecordedInSources() throws {
         #expect(Hex.encode(AppleRoots.appAttestationRoot.fingerprintSHA256) == AppleRoots.appAttestationRootFingerprint)
         #expect(Hex.encode(AppleRoots.rootCAG3.fingerprintSHA256) == AppleRoots.rootCAG3Fingerprint)
         #expect(AppleRoots.appAttestationRoot.subjectCommonName == "Apple App Attestation Root CA")

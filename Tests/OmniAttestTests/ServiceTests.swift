@@ -7,7 +7,7 @@ import OmniTestSupport
 
 /// The store-backed flow end to end in process, on the synthetic `assert_valid` line: its attestation enrolls the
 /// key over a recorded challenge, its assertion then verifies once.
-@Suite struct ServiceTests {
+@Suite(.vectors("attest")) struct ServiceTests {
     struct Fixture {
         let line: JSONValue
         let root: Certificate

@@ -20,7 +20,7 @@ enum OmniExecutable {
 /// The store's promises across processes: one assertion raced from 8 omni processes passes exactly once, and an
 /// omni process killed (SIGKILL) in the middle of writing loses nothing it had committed.
 @Suite struct StoreProcessTests {
-    @Test func theSameAssertionRacedFromEightProcessesPassesOnce() throws {
+    @Test(.vectors("attest")) func theSameAssertionRacedFromEightProcessesPassesOnce() throws {
         let vector = try AttestVectors.json("real/assertion/bas-d-2021-dev-assertion.json")
         let directory = try TemporaryDirectory()
         let path = directory.path("race.db")

@@ -7,7 +7,7 @@ import OmniTestSupport
 
 /// Every real vector with its `verify_at`, every negative case, and every synthetic line, each with its expected
 /// reason code. Counts are pinned so that a vector silently dropped from the run fails the suite.
-@Suite struct VectorTests {
+@Suite(.vectors("attest")) struct VectorTests {
     @Test func realAttestationsAndTheirCases() throws {
         let vectors = try AttestVectors.vectors(kind: "attestation")
         #expect(vectors.count == 15)
@@ -146,7 +146,7 @@ import OmniTestSupport
 
 /// The receipt warns by default and decides only when required: WebAuthn4J's 2020 capture carries a receipt whose
 /// CMS signature OpenSSL rejects.
-@Suite struct ReceiptPolicyTests {
+@Suite(.vectors("attest")) struct ReceiptPolicyTests {
     @Test func aBadReceiptRefusesOnlyWhenRequired() throws {
         let vector = try AttestVectors.json("real/attestation/webauthn4j-kayak-2020-ios14-prod.json")
         let lenient = try appraiseAttestationVector(vector, defaultRoot: AppleRoots.appAttestationRoot)

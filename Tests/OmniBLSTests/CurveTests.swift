@@ -5,7 +5,7 @@ import OmniTestSupport
 
 /// Curve parameters, compiled-in constants, subgroup tests against the slow oracle, and the pairing.
 @Suite struct CurveTests {
-    @Test("bls12_381_constants.json: defining relations, generators, endomorphism and Montgomery constants")
+    @Test("bls12_381_constants.json: defining relations, generators, endomorphism and Montgomery constants", .vectors("bls"))
     func constants() throws {
         let file = "bls/bls12_381_constants.json"
         let document = try loadObject(file)
@@ -117,7 +117,7 @@ import OmniTestSupport
         #expect(outside == 24)
     }
 
-    @Test("G2 subgroup test (ψ and the line precomputation) agrees with [r]Q = O")
+    @Test("G2 subgroup test (ψ and the line precomputation) agrees with [r]Q = O", .vectors("bls"))
     func g2SubgroupAgainstOracle() throws {
         let lines = try Vectors.text("bls/ic_bls_generated_seed20260101_n10.jsonl").split(separator: "\n")
         var outside = 0, inside = 0

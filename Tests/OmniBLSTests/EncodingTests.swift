@@ -3,7 +3,7 @@ import Testing
 
 /// ZCash-format compressed encodings: known multiples of the generators and the Ethereum decoding cases.
 @Suite struct EncodingTests {
-    @Test("zcash_g1_compressed_multiples: decode k·G1 (k = 0…999), compare with scalar multiplication, re-encode")
+    @Test("zcash_g1_compressed_multiples: decode k·G1 (k = 0…999), compare with scalar multiplication, re-encode", .vectors("bls"))
     func g1Multiples() throws {
         let file = "bls/zcash_g1_compressed_multiples.json"
         let points = try #require(try loadObject(file)["points"] as? [String])
@@ -25,7 +25,7 @@ import Testing
         report(file, checked)
     }
 
-    @Test("zcash_g2_compressed_multiples: decode k·G2 (k = 0…999), compare with scalar multiplication, re-encode")
+    @Test("zcash_g2_compressed_multiples: decode k·G2 (k = 0…999), compare with scalar multiplication, re-encode", .vectors("bls"))
     func g2Multiples() throws {
         let file = "bls/zcash_g2_compressed_multiples.json"
         let points = try #require(try loadObject(file)["points"] as? [String])
@@ -71,7 +71,7 @@ import Testing
         "deserialization_fails_with_mask_bits_001": .notCompressed,
     ]
 
-    @Test("eth_deserialization_g1 / g2: every labelled case, with the expected reason", arguments: [
+    @Test("eth_deserialization_g1 / g2: every labelled case, with the expected reason", .vectors("bls"), arguments: [
         ("bls/eth_deserialization_g1.json", 1, 16),
         ("bls/eth_deserialization_g2.json", 2, 18),
     ])

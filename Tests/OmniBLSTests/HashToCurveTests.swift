@@ -3,7 +3,7 @@ import Testing
 
 /// RFC 9380 vectors for the suite BLS12381G1_XMD:SHA-256_SSWU_{RO,NU}_ and expand_message_xmd.
 @Suite struct HashToCurveTests {
-    @Test("K.1 and K.2: expand_message_xmd(SHA-256), short and oversize DST", arguments: [
+    @Test("K.1 and K.2: expand_message_xmd(SHA-256), short and oversize DST", .vectors("bls"), arguments: [
         ("bls/rfc9380_K.1_expand_message_xmd_SHA-256.json", 10),
         ("bls/rfc9380_K.2_expand_message_xmd_SHA-256_long_DST.json", 10),
     ])
@@ -33,7 +33,7 @@ import Testing
         #expect(try BLS.expandMessageXMD([1, 2], dst: [3], length: 0).isEmpty)
     }
 
-    @Test("J.9.1: hash_to_curve, every intermediate value (u0, u1, Q0, Q1, P)")
+    @Test("J.9.1: hash_to_curve, every intermediate value (u0, u1, Q0, Q1, P)", .vectors("bls"))
     func hashToCurve() throws {
         let file = "bls/rfc9380_J.9.1_BLS12381G1_XMD_SHA-256_SSWU_RO_.json"
         let document = try loadObject(file)
@@ -57,7 +57,7 @@ import Testing
         report(file, checked)
     }
 
-    @Test("J.9.2: encode_to_curve (u, Q = map_to_curve(u), P)")
+    @Test("J.9.2: encode_to_curve (u, Q = map_to_curve(u), P)", .vectors("bls"))
     func encodeToCurve() throws {
         let file = "bls/rfc9380_J.9.2_BLS12381G1_XMD_SHA-256_SSWU_NU_.json"
         let document = try loadObject(file)
@@ -78,7 +78,7 @@ import Testing
         report(file, checked)
     }
 
-    @Test("map_to_curve edge cases: u = 0 (SSWU exceptional case), 1, 2, p − 1, (p − 1)/2")
+    @Test("map_to_curve edge cases: u = 0 (SSWU exceptional case), 1, 2, p − 1, (p − 1)/2", .vectors("bls"))
     func mapEdgeCases() throws {
         let file = "bls/sswu_map_edge_cases.json"
         var checked = 0
@@ -94,7 +94,7 @@ import Testing
         report(file, checked)
     }
 
-    @Test("E.2: SSWU and isogeny constants equal the compiled-in ones")
+    @Test("E.2: SSWU and isogeny constants equal the compiled-in ones", .vectors("bls"))
     func isogenyConstants() throws {
         let file = "bls/rfc9380_E.2_bls12381g1_sswu_iso11_constants.json"
         let document = try loadObject(file)

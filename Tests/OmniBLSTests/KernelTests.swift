@@ -4,7 +4,7 @@ import Testing
 /// The field has two kernel sets: MULX/ADX assembly (chosen at load time when the CPU supports it) and portable
 /// C. The other suites run whichever is active; this one forces the portable kernels, then restores the default.
 /// Both produce fully reduced, identical values, so switching while other tests run cannot change their results.
-@Suite struct KernelTests {
+@Suite(.vectors("bls")) struct KernelTests {
     @Test("Portable C kernels: self-test, known answers, hash vectors and decodings agree")
     func portableKernels() throws {
         let assemblyByDefault = CompiledConstants.useAssemblyKernels(true)

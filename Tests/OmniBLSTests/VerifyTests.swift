@@ -4,7 +4,7 @@ import OmniTestSupport
 @testable import OmniBLS
 
 /// Full verifications: IC known answers, real mainnet certificate signatures, the generated corpus, keys, batches.
-@Suite struct VerifyTests {
+@Suite(.vectors("bls", "ic")) struct VerifyTests {
     /// Verifies and folds refusals into the verdict, keeping the error for reason checks.
     static func outcome(sig: [UInt8], pk: [UInt8], msg: [UInt8]) -> Result<BLSVerification, BLSError> {
         do throws(BLSError) {

@@ -106,26 +106,26 @@ import Testing
         let encoded = try Candid.encode([value], types: [wireType])
         let error = try #require(throws: CandidError.self) { try Candid.decode(encoded, types: [expected]) }
         #expect(error.kind == .typeMismatch)
-        #expect(error.pathDescription == "arg 0 . record field \"items\" . vec[3]")
+        #expect(error.pathDescription == "argument 1 . record field \"items\" . vec[3]")
         #expect(error.offset != nil)
         #expect(error.description.hasPrefix("Candid type mismatch (byte "))
-        #expect(error.description.contains("at arg 0 . record field \"items\" . vec[3]"))
+        #expect(error.description.contains("at argument 1 . record field \"items\" . vec[3]"))
 
         let truncated = Array(encoded.dropLast())
         let malformed = try #require(throws: CandidError.self) { try Candid.decode(truncated, types: [wireType]) }
         #expect(malformed.kind == .malformed)
         #expect(malformed.offset == truncated.count - 2)
-        #expect(malformed.pathDescription == "arg 0 . record field \"items\" . vec[3] . variant case \"err\"")
+        #expect(malformed.pathDescription == "argument 1 . record field \"items\" . vec[3] . variant case \"err\"")
     }
 
     @Test func encodingErrorsCarryPaths() throws {
         let type = CandidType.record([CandidField("owner", .principal), CandidField("amount", .nat)])
         let missing = try #require(throws: CandidError.self) { try Candid.encode([.record(["owner": .principal(.anonymous)])], types: [type]) }
-        #expect(missing.pathDescription == "arg 0 . record field \"amount\"")
+        #expect(missing.pathDescription == "argument 1 . record field \"amount\"")
         let wrong = try #require(throws: CandidError.self) {
             try Candid.encode([.record(["owner": .principal(.anonymous), "amount": .text("1")])], types: [type])
         }
-        #expect(wrong.pathDescription == "arg 0 . record field \"amount\"")
+        #expect(wrong.pathDescription == "argument 1 . record field \"amount\"")
         #expect(wrong.message.contains("text"))
     }
 

@@ -103,7 +103,7 @@ import Testing
             let directory = importer.map { String($0[..<($0.lastIndex(of: "/") ?? $0.startIndex)]) } ?? "/did"
             let full = directory + "/" + path
             guard let text = files[full] else { throw CandidError(.importFailed, "no such file \(full)") }
-            return (full, text)
+            return (full, Array(text.utf8))
         }
         let main = """
             import "common.did";

@@ -64,7 +64,7 @@ import Testing
             try #require(throws: CandidError.self) { try Candid.arguments(fromJSON: try JSONValue.parse(text), types: [type]) }
         }
         let range = try error(#"[{"owner": "aaaaa-aa", "items": [{"amount": 1}, {"amount": 300}]}]"#)
-        #expect(range.pathDescription == "arg 0 . record field \"items\" . vec[1] . record field \"amount\"")
+        #expect(range.pathDescription == "argument 1 . record field \"items\" . vec[1] . record field \"amount\"")
         #expect(range.message.contains("out of range"))
         let typo = try error(#"[{"owner": "aaaaa-aa", "items": [], "itmes": []}]"#)
         #expect(typo.message.contains("unknown record field \"itmes\""))

@@ -7,7 +7,7 @@ import Testing
 /// Blob inputs are decoded twice: with the library's default work budget (1,000,000 units, see `CandidLimits`)
 /// and with the 20,000,000 units the reference Rust runner configures for spacebomb/overshoot; every assertion
 /// must hold at both (the bombs are refused either way, every valid message fits either way).
-@Suite struct SpecSuiteTests {
+@Suite(.vectors("candid")) struct SpecSuiteTests {
     static let files = ["prim", "construct", "subtypes", "reference", "spacebomb", "overshoot"]
     /// `assert` statements per file (467 in all). SOURCES.md counts 62 for subtypes.test.did by matching lines; four of
     /// those are templates with `XX` placeholders inside the file's header comment, so 58 are real assertions.

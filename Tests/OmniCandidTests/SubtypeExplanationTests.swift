@@ -17,10 +17,10 @@ import Testing
         ("record { a : nat }", "record { a : nat; b : opt nat }", nil),
         ("variant { a; c }", "variant { a; b }", "variant case \"c\": the case is not in the supertype"),
         ("vec record { x : text }", "vec record { x : nat }", "vec element . record field \"x\": text is not a subtype of nat"),
-        ("func (nat) -> ()", "func (int) -> ()", "arg 0: int is not a subtype of nat"),
-        ("func () -> ()", "func () -> (nat)", "result 0: the result of type nat is missing"),
-        ("func (nat, text) -> ()", "func (nat) -> ()", "arg 1: a new argument of type text that is not optional"),
-        ("func () -> () query", "func () -> ()", "the annotations differ: query instead of an update"),
+        ("func (nat) -> ()", "func (int) -> ()", "argument 1: int is not a subtype of nat"),
+        ("func () -> ()", "func () -> (nat)", "result 1: the result of type nat is missing"),
+        ("func (nat, text) -> ()", "func (nat) -> ()", "argument 2: an extra argument of type text that is not optional"),
+        ("func () -> () query", "func () -> ()", "the annotations differ: a query instead of an update"),
         ("service { a : () -> () }", "service { a : () -> (); b : () -> () }", "method \"b\": the method is missing"),
     ] as [(String, String, String?)])
     func explainsTheFirstIncompatibility(sub: String, sup: String, expected: String?) throws {
@@ -50,11 +50,11 @@ import Testing
         let wider = try CandidInterface.parse("type T = record { x : nat; y : opt nat }; service : { get : () -> (T); put : (T) -> (); more : () -> () }")
         #expect(try wider.upgradeMismatch(from: old) == nil)
         #expect(try wider.upgradeMismatch(from: old, strict: true)?.description
-                == "method \"more\": the method is missing (in the old interface, so they are not equivalent)")
+                == "method \"more\": the method is missing in the old version")
         #expect(try old.upgradeMismatch(from: old, strict: true) == nil)
         let narrower = try CandidInterface.parse("type T = record { x : nat; y : nat }; service : { get : () -> (T); put : (T) -> () }")
         let found = try #require(try narrower.upgradeMismatch(from: old))
-        #expect(found.path == ["method \"put\"", "arg 0", "record field \"y\""])
+        #expect(found.path == ["method \"put\"", "argument 1", "record field \"y\""])
         #expect(try narrower.isCompatibleUpgrade(of: old) == false)
     }
 
@@ -71,11 +71,11 @@ import Testing
         let error = try #require(throws: CandidError.self) {
             try Candid.decode(message, types: [.vec(try Candid.parseType("record { a : nat; b : nat }"))])
         }
-        #expect(error.pathDescription == "arg 0 . vec[0] . record field \"b\"" && error.kind == .typeMismatch)
+        #expect(error.pathDescription == "argument 1 . vec[0] . record field \"b\"" && error.kind == .typeMismatch)
         let missing = try #require(throws: CandidError.self) {
             try Candid.decode(message, types: [.vec(try Candid.parseType("record { z : nat }"))])
         }
-        #expect(missing.message.contains("record field \"z\"") && missing.pathDescription == "arg 0 . vec[0]")
+        #expect(missing.message.contains("record field \"z\"") && missing.pathDescription == "argument 1 . vec[0]")
         // Inside an option the same failure becomes null, as the spec's coercion rules say.
         let optional = try Candid.decode(message, types: [.opt(.vec(try Candid.parseType("record { z : nat }")))])
         #expect(optional == [.opt(nil)])

@@ -133,7 +133,7 @@ import Testing
         #expect(unclosed.kind == .syntax && unclosed.line == 2)
         #expect(unclosed.description.hasPrefix("Candid syntax error (line 2, column"))
         let badAnnotation = try error("(vec {1;2;3;-4;5;6;7} : vec nat)")
-        #expect(badAnnotation.kind == .typeMismatch && badAnnotation.pathDescription == "arg 0 . vec[3]")
+        #expect(badAnnotation.kind == .typeMismatch && badAnnotation.pathDescription == "argument 1 . vec[3]")
         #expect(try error("(42)", types: [.opt(.nat)]).kind == .typeMismatch)
         #expect(try error("(300)", types: [.nat8]).message.contains("out of range"))
         #expect(try error("(variant {})").message.contains("exactly one"))
@@ -195,7 +195,7 @@ import Testing
         }
     }
 
-    @Test("principals.json: every case_insensitive text parses to its bytes, in Candid text too")
+    @Test("principals.json: every case_insensitive text parses to its bytes, in Candid text too", .vectors("ic/principals.json"))
     func principalTextIgnoresCase() throws {
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Vectors.url("ic/principals.json"))) as? [String: Any])
         let entries = try #require(document["case_insensitive"] as? [[String: Any]])

@@ -248,7 +248,7 @@ struct CBORDecoderTests {
         #expect(Set<CBOR>([.byteChunks([[1], [2]]), .bytes([1, 2])]).count == 1)
     }
 
-    @Test("IC certificates from agent-rs and agent-js decode and re-encode byte for byte")
+    @Test("IC certificates from agent-rs and agent-js decode and re-encode byte for byte", .vectors("ic"))
     func icCertificates() throws {
         let vectors = try #require(try Vectors.json("ic/certificates.json") as? [String: Any])
         let certificates = try #require(vectors["certificates"] as? [[String: Any]])
@@ -270,7 +270,7 @@ struct CBORDecoderTests {
         }
     }
 
-    @Test("App Attest attestation objects decode with their structure")
+    @Test("App Attest attestation objects decode with their structure", .vectors("attest"))
     func appAttestObjects() throws {
         let directory = Vectors.url("attest/real/attestation")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }

@@ -240,7 +240,7 @@ struct CBORDifferentialTests {
         #expect(peerRefused > 1_000 && bothAccepted > 300, "refused \(peerRefused), accepted \(bothAccepted)")
     }
 
-    @Test("real IC certificates and App Attest objects read the same in cbor2")
+    @Test("real IC certificates and App Attest objects read the same in cbor2", .vectors("ic", "attest"))
     func realObjects() throws {
         let vectors = try #require(try Vectors.json("ic/certificates.json") as? [String: Any])
         var inputs: [[UInt8]] = []

@@ -79,7 +79,7 @@ struct TextCodecTests {
         }
     }
 
-    @Test("IC principal texts are lowercase unpadded base32 of CRC32 ‖ bytes")
+    @Test("IC principal texts are lowercase unpadded base32 of CRC32 ‖ bytes", .vectors("ic"))
     func principals() throws {
         let vectors = try #require(try Vectors.json("ic/principals.json") as? [String: Any])
         let valid = try #require(vectors["valid"] as? [[String: Any]])

@@ -12,7 +12,7 @@ import Testing
     }
 
     /// The substitutions the production wallet refuses (Fearless' tests), each with the reason.
-    @Test func walletURIRejections() throws {
+    @Test(.vectors("connect")) func walletURIRejections() throws {
         let uri = try Self.fearlessURI()
         let query = uri.components(separatedBy: "?")[1]
         let cases: [(String, String)] = [
@@ -90,7 +90,7 @@ import Testing
 
     /// Every prefix of every vector frame, and random single-byte corruptions, fail cleanly (no crash), with
     /// the offset inside the input.
-    @Test(arguments: [ConnectGeneration.genB, .genA])
+    @Test(.vectors("connect"), arguments: [ConnectGeneration.genB, .genA])
     func truncatedAndCorruptedFramesFailCleanly(generation: ConnectGeneration) throws {
         let file = try VectorFile(generation == .genB ? "derived/gen-b_session.json" : "derived/gen-a_session.json")
         let codec = ConnectCodec(generation: generation)
@@ -140,7 +140,7 @@ import Testing
 
     /// QR matrices, compared module for module with segno 1.6.6 (ISO padding; its extra zero pad byte patched
     /// out) for the mask each code chose: SHA-256 of the rows as '0'/'1' lines.
-    @Test func qrCodesMatchAnIndependentEncoder() throws {
+    @Test(.vectors("connect")) func qrCodesMatchAnIndependentEncoder() throws {
         let uri = try Self.fearlessURI()
         let long = String((0..<1000).map { Character(Unicode.Scalar(UInt8(33 + ($0 * 7) % 90))) })
         let cases: [(String, Int, String)] = [

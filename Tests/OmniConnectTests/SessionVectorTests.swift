@@ -6,7 +6,7 @@ import Testing
 
 /// `derived/gen-{a,b}_session.json`: one deterministic session per generation, every intermediate and every
 /// frame reproduced byte for byte (encoding from the inputs, decoding back, sealing and opening).
-@Suite struct SessionVectorTests {
+@Suite(.vectors("connect")) struct SessionVectorTests {
     static let files: [(String, ConnectGeneration)] = [("derived/gen-b_session.json", .genB), ("derived/gen-a_session.json", .genA)]
 
     struct Session {

@@ -6,7 +6,7 @@ import OmniTestSupport
 import Testing
 
 /// Upstream vectors (`upstream/`) and the primitive checks (`primitives.json`).
-@Suite struct UpstreamVectorTests {
+@Suite(.vectors("connect")) struct UpstreamVectorTests {
     // MARK: - primitives.json
 
     @Test func primitives() throws {

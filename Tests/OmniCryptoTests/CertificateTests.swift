@@ -162,7 +162,7 @@ struct CertificateTests {
     }
 
     /// Apple's two roots in the shared vectors parse, and every field matches Python's reading and SOURCES.md.
-    @Test func appleRoots() throws {
+    @Test(.vectors("attest")) func appleRoots() throws {
         let files = ["attest/apple_app_attestation_root_ca.pem", "attest/apple_root_ca_g3.pem"]
         let texts = try files.map { try Vectors.text($0) }
         let certificates = try texts.map { try Certificate(pemRepresentation: $0) }
@@ -200,7 +200,7 @@ struct CertificateTests {
         return Int64(date.timeIntervalSince1970) / Self.day
     }
 
-    @Test func malformedInputs() throws {
+    @Test(.vectors("attest")) func malformedInputs() throws {
         let root = try Certificate(pemRepresentation: Vectors.text("attest/apple_root_ca_g3.pem"))
         let der = root.derRepresentation
         let inputs: [[UInt8]] = [[], [0x30, 0x00], Array(der.dropLast()), der + [0x00], Array(repeating: 0x30, count: 100)]

@@ -29,7 +29,7 @@ import OmniTestSupport
          "--at", try Self.field(vector, "verify_at")]
     }
 
-    @Test func verifiesApplesSampleFromLiteralFileAndStdin() throws {
+    @Test(.vectors("attest")) func verifiesApplesSampleFromLiteralFileAndStdin() throws {
         let vector = try Self.vector(Self.apple2026)
         let object = try Self.field(vector, "attestation_b64")
         let literal = try Omni.run(try appleArguments(vector) + ["--attestation", object, "--output", "json"])
@@ -55,7 +55,7 @@ import OmniTestSupport
         #expect(fromStdin.stdout == literal.stdout)
     }
 
-    @Test func refusalsExitOneAndUnusableArgumentsExitThree() throws {
+    @Test(.vectors("attest")) func refusalsExitOneAndUnusableArgumentsExitThree() throws {
         let vector = try Self.vector(Self.apple2026)
         let object = try Self.field(vector, "attestation_b64")
         // Apple's sample with the hashed challenge: the nonce does not match (how Apple's samples trip verifiers).
@@ -88,7 +88,7 @@ import OmniTestSupport
         #expect(usage.status == 2)
     }
 
-    @Test func batchOverTheSyntheticVectors() throws {
+    @Test(.vectors("attest")) func batchOverTheSyntheticVectors() throws {
         let text = try Vectors.text("attest/synthetic/attest_gen_seed1_2026-01-01.jsonl")
         let lines = try text.split(separator: "\n").map { try JSONValue.parse(String($0)) }
         let attestations = lines.filter { $0["kind"] == "attestation" }
@@ -123,7 +123,7 @@ import OmniTestSupport
         #expect(fromStdin.status == 0, "\(fromStdin.stdoutText)")
     }
 
-    @Test func assertionWithPEMJWKAndPoint() throws {
+    @Test(.vectors("attest")) func assertionWithPEMJWKAndPoint() throws {
         let vector = try Self.vector("real/assertion/bas-d-2021-dev-assertion.json")
         let base = ["attest", "verify-assertion", "--assertion", try Self.field(vector, "assertion_b64"),
                     "--client-data", try Self.field(vector, "client_data_b64"), "--app-id", try Self.field(vector, "app_id"),
@@ -146,7 +146,7 @@ import OmniTestSupport
         #expect(raw.status == 0, "\(raw.stdoutText)")
     }
 
-    @Test func serverFlowThroughTheStore() throws {
+    @Test(.vectors("attest")) func serverFlowThroughTheStore() throws {
         let text = try Vectors.text("attest/synthetic/attest_gen_seed1_2026-01-01.jsonl")
         let line = try #require(try text.split(separator: "\n").map { try JSONValue.parse(String($0)) }
             .first { $0["case"] == "assert_valid" })
@@ -228,7 +228,7 @@ import OmniTestSupport
         #expect(notAStore.status == 7)
     }
 
-    @Test func receiptCommand() throws {
+    @Test(.vectors("attest")) func receiptCommand() throws {
         let vector = try Self.vector("real/receipt/veehaitch-ios-14.2-dev-receipt-2.json")
         let created = try Self.field(vector["expected"]?["fields"] ?? .null, "creation_time")
         let result = try Omni.run(["attest", "receipt", "--receipt", try Self.field(vector, "receipt_b64"), "--app-id",

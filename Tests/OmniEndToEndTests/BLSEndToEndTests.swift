@@ -4,7 +4,7 @@ import OmniCodec
 import OmniTestSupport
 
 /// `omni ic bls verify` against the shared BLS vectors, through the real binary.
-@Suite struct BLSEndToEndTests {
+@Suite(.vectors("bls")) struct BLSEndToEndTests {
     struct Case {
         let name: String
         let pk: String

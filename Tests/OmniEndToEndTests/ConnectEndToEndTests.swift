@@ -92,7 +92,7 @@ import Testing
 
     // MARK: - Codec, key and URI commands against the vectors
 
-    @Test func commandsReproduceTheVectors() throws {
+    @Test(.vectors("connect")) func commandsReproduceTheVectors() throws {
         let work = try WorkDirectory()
         // sid: the upstream Gen B vector.
         let upstream = try JSONValue.parse(Vectors.text("connect/upstream/gen-b/session_vectors.json"))
@@ -253,7 +253,7 @@ import Testing
 
     // MARK: - Tampered, replayed and truncated frames
 
-    @Test func frameDecoderRefusesTamperedReplayedAndTruncatedFrames() throws {
+    @Test(.vectors("connect")) func frameDecoderRefusesTamperedReplayedAndTruncatedFrames() throws {
         let work = try WorkDirectory()
         guard case .object(let vectors) = try JSONValue.parse(Vectors.text("connect/derived/gen-b_session.json")),
               let derived = vectors["derived"], let frames = vectors["encrypted_frames"]?.arrayValue,

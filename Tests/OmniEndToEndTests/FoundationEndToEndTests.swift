@@ -87,6 +87,25 @@ import OmniTestSupport
 }
 
 @Suite struct InterruptEndToEndTests {
+    /// True once /proc says the process is in the read system call (what a batch on an idle pipe waits in).
+    static func waitUntilBlockedInRead(_ pid: Int32, timeout: TimeInterval = 10) -> Bool {
+        #if arch(x86_64)
+        let readSyscall = "0"
+        #else
+        let readSyscall = "63"
+        #endif
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8),
+               text.split(separator: " ").first.map(String.init) == readSyscall,
+               text.split(separator: " ").dropFirst().first == "0x0" {
+                return true
+            }
+            usleep(2000)
+        }
+        return false
+    }
+
     /// A command blocked on stdin exits 130 promptly on SIGINT (and 143 on SIGTERM).
     @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
     func signalsExitQuickly(signal: Int32, expected: Int32) throws {
@@ -100,7 +119,9 @@ import OmniTestSupport
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { try? input.fileHandleForWriting.close() }
-        Thread.sleep(forTimeInterval: 0.3)  // let it reach the blocking read
+        // The signal must arrive while omni blocks reading stdin (handlers installed), not while it starts up:
+        // wait for the kernel to report it inside read(2).
+        #expect(Self.waitUntilBlockedInRead(process.processIdentifier), "omni never blocked reading stdin")
         kill(process.processIdentifier, signal)
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }

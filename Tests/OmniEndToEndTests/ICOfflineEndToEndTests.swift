@@ -9,7 +9,7 @@ import OmniTestSupport
 @Suite struct ICOfflineEndToEndTests {
     // MARK: Principals
 
-    @Test func everyPrincipalVector() throws {
+    @Test(.vectors("ic")) func everyPrincipalVector() throws {
         let vectors = try vector("principals.json")
         var checked = 0
         for item in try vectors.array("valid") + vectors.array("case_insensitive") {
@@ -78,7 +78,7 @@ import OmniTestSupport
 
     // MARK: Keys
 
-    @Test func everyKeyVector() throws {
+    @Test(.vectors("ic")) func everyKeyVector() throws {
         let keys = try vector("keys.json")
         let principals = try vector("principals.json").array("self_authenticating")
         for item in try #require(keys["ed25519_raw_to_der"]).array("vectors") {
@@ -128,7 +128,7 @@ import OmniTestSupport
 
     // MARK: Accounts
 
-    @Test func everyAccountVector() throws {
+    @Test(.vectors("ic")) func everyAccountVector() throws {
         let vectors = try vector("account_identifiers.json")
         var checked = 0
         for item in try vectors.array("vectors") {
@@ -256,7 +256,7 @@ import OmniTestSupport
 
     /// dfx's identity.pem is read as is and gives the principal dfx shows (keys.json's published secp256k1 test key,
     /// and Ed25519/P-256 keys made by Python's `cryptography` with the principal computed there).
-    @Test func dfxIdentitiesImportAsIs() throws {
+    @Test(.vectors("ic")) func dfxIdentitiesImportAsIs() throws {
         let home = try ICCLIHome()
         let secp = try #require(try vector("keys.json")["secp256k1_pem_to_der_public_key"])
         let dfxDirectory = home.home.appendingPathComponent(".config/dfx/identity/tester")
@@ -409,7 +409,7 @@ import OmniTestSupport
         CertificateCase(id: "agent-js/bin/with_subnet_key.bin", scope: ["--canister", "rdmx6-jaaaa-aaaaa-aaadq-cai"], reason: nil),
     ]
 
-    @Test(arguments: certificateCases)
+    @Test(.vectors("ic"), arguments: certificateCases)
     func everyRealCertificateAtItsTime(_ item: CertificateCase) throws {
         let vector = try ICOfflineEndToEndTests.certificate(item.id)
         let derived = try #require(vector["derived"])
@@ -440,13 +440,13 @@ import OmniTestSupport
         }
     }
 
-    @Test func certificateSetCoversEveryVector() throws {
+    @Test(.vectors("ic")) func certificateSetCoversEveryVector() throws {
         let ids = try vector("certificates.json").array("certificates").map { try $0.string("id") }
         #expect(ids.count == 14)
         #expect(Set(ids) == Set(ICOfflineEndToEndTests.certificateCases.map(\.id)))
     }
 
-    @Test func certificateTimeRootKeysLookupsAndMalformedInput() throws {
+    @Test(.vectors("ic")) func certificateTimeRootKeysLookupsAndMalformedInput() throws {
         let sample = try ICOfflineEndToEndTests.certificate("agent-js/SAMPLE_CERT_BYTES")
         let hex = try sample.string("certificate_cbor_hex")
         let derived = try #require(sample["derived"])
@@ -500,7 +500,7 @@ import OmniTestSupport
 
     /// A delegated certificate wrapped as another certificate's delegation: refused as a nested delegation before any
     /// signature is checked.
-    @Test func nestedDelegationIsRefused() throws {
+    @Test(.vectors("ic")) func nestedDelegationIsRefused() throws {
         for id in ["agent-rs/uzr34_node_keys", "agent-js/bin/with_subnet_key.bin", "agent-js/SAMPLE_CERT_BYTES"] {
             let vector = try ICOfflineEndToEndTests.certificate(id)
             let inner = try Hex.decode(try vector.string("certificate_cbor_hex"))

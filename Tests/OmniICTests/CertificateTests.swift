@@ -10,7 +10,7 @@ import Testing
 /// hash_tree.json, certificates.json (all 14, with real BLS), bls_signatures.json, query_signatures.json,
 /// mainnet_root_key.json and the pinned key in Vendor/.
 @Suite struct CertificateTests {
-    @Test("hash_tree.json: root hashes of the full and pruned trees, every lookup, domain separators")
+    @Test("hash_tree.json: root hashes of the full and pruned trees, every lookup, domain separators", .vectors("ic"))
     func hashTree() throws {
         let document = try icVector("hash_tree.json")
         guard let example = document["spec_example"], let separators = document["domain_separator_hex"]?.objectValue else {
@@ -68,7 +68,7 @@ import Testing
         }
     }
 
-    @Test("mainnet_root_key.json and Vendor/ic/mainnet_root_key.der equal the compiled-in key")
+    @Test("mainnet_root_key.json and Vendor/ic/mainnet_root_key.der equal the compiled-in key", .vectors("ic"))
     func pinnedRootKey() throws {
         let document = try icVector("mainnet_root_key.json")
         let der = try hex(try document.string("der_hex"))
@@ -137,7 +137,7 @@ import Testing
             == (try facts.array("top_level_labels").map { try #require($0.stringValue) }), "\(id)")
     }
 
-    @Test("certificates.json: decoded facts of all 14 certificates (root hash, signature, time, delegation, labels, ranges, node keys, request status)")
+    @Test("certificates.json: decoded facts of all 14 certificates (root hash, signature, time, delegation, labels, ranges, node keys, request status)", .vectors("ic"))
     func certificateFacts() throws {
         var count = FactCount()
         let vectors = try CertificateTests.vectors()
@@ -249,7 +249,7 @@ import Testing
 
     /// The expected outcome of each certificate, from its upstream tests: valid with real BLS at its own time, or
     /// refused for the reason upstream expects.
-    @Test("certificates.json: verification outcomes with real BLS at each certificate's time")
+    @Test("certificates.json: verification outcomes with real BLS at each certificate's time", .vectors("ic"))
     func verificationOutcomes() throws {
         let byID = Dictionary(uniqueKeysWithValues: try CertificateTests.vectors().map { ($0.id, $0) })
         var verdicts = 0
@@ -315,7 +315,7 @@ import Testing
         print("certificates.json: \(verdicts) verification verdicts")
     }
 
-    @Test("certificates.json: attacks on real certificates — zero signature, nested delegation, stale time, wrong subnet")
+    @Test("certificates.json: attacks on real certificates — zero signature, nested delegation, stale time, wrong subnet", .vectors("ic"))
     func attacks() throws {
         let byID = Dictionary(uniqueKeysWithValues: try CertificateTests.vectors().map { ($0.id, $0) })
         let sample = try #require(byID["agent-js/SAMPLE_CERT_BYTES"])
@@ -355,7 +355,7 @@ import Testing
         }
     }
 
-    @Test("certificates.json: request status of the rejected call in SAMPLE_CERT_BYTES")
+    @Test("certificates.json: request status of the rejected call in SAMPLE_CERT_BYTES", .vectors("ic"))
     func requestStatusFromRealCertificate() throws {
         let vector = try #require(try CertificateTests.vectors().first { $0.id == "agent-js/SAMPLE_CERT_BYTES" })
         let verified = try vector.certificate.verify(scope: .canister(try principal("ivg37-qiaaa-aaaab-aaaga-cai")),
@@ -368,7 +368,7 @@ import Testing
         #expect(try verified.requestStatus(try RequestID(bytes: [UInt8](repeating: 0xff, count: 32))) == .unknown)
     }
 
-    @Test("certificates.json: subnet facts for the node-key cache (224od_subnet, mainnetSystem, uzr34, with_subnet_key)")
+    @Test("certificates.json: subnet facts for the node-key cache (224od_subnet, mainnetSystem, uzr34, with_subnet_key)", .vectors("ic"))
     func subnetInfo() throws {
         let byID = Dictionary(uniqueKeysWithValues: try CertificateTests.vectors().map { ($0.id, $0) })
         let vector = try #require(byID["agent-rs/224od_subnet"])
@@ -412,7 +412,7 @@ import Testing
         expectICError(.verificationFailed, reason: .lookup) { _ = try nns.subnetInfo(uzr34ID) }
     }
 
-    @Test("bls_signatures.json: each triple is a certificate or delegation signature in certificates.json and verifies as labelled")
+    @Test("bls_signatures.json: each triple is a certificate or delegation signature in certificates.json and verifies as labelled", .vectors("ic"))
     func blsSignatures() throws {
         let document = try icVector("bls_signatures.json")
         let vectors = try CertificateTests.vectors()
@@ -442,7 +442,7 @@ import Testing
         print("bls_signatures.json: \(count) vectors")
     }
 
-    @Test("query_signatures.json: the wrong-canister node signature is refused")
+    @Test("query_signatures.json: the wrong-canister node signature is refused", .vectors("ic"))
     func querySignatures() throws {
         let document = try icVector("query_signatures.json")
         let negative = try #require(document["upstream_negative_vector"])

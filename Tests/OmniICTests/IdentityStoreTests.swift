@@ -95,7 +95,7 @@ import Testing
         }
     }
 
-    @Test("keys.json PEMs in a dfx identity directory import as is; export gives dfx's format back")
+    @Test("keys.json PEMs in a dfx identity directory import as is; export gives dfx's format back", .vectors("ic"))
     func dfxImportAndExport() throws {
         let keys = try icVector("keys.json")
         let secp = try #require(keys["secp256k1_pem_to_der_public_key"])

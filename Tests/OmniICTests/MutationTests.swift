@@ -66,7 +66,7 @@ import Testing
         } catch {}
     }
 
-    @Test func mutatedInputsAreRefusedCleanly() throws {
+    @Test(.vectors("ic")) func mutatedInputsAreRefusedCleanly() throws {
         var generator = SeededGenerator()
         let seed = generator.seed
         let certificates = try CertificateTests.vectors().filter { $0.bytes.count < 6000 }.map(\.bytes)

@@ -8,7 +8,7 @@ import Testing
 
 /// principals.json and account_identifiers.json, plus the ICRC-1 textual-encoding examples of the standard.
 @Suite struct PrincipalTests {
-    @Test("principals.json: every valid text ⇄ bytes, case-insensitive parsing, class")
+    @Test("principals.json: every valid text ⇄ bytes, case-insensitive parsing, class", .vectors("ic"))
     func validPrincipals() throws {
         let document = try icVector("principals.json")
         var count = 0
@@ -40,7 +40,7 @@ import Testing
     /// The vector labels ("bad checksum", "wrong dash position", …) mapped to the rule omni reports. The
     /// "bad checksum" texts start with '0', which is outside the base32 alphabet, so the first rule they break
     /// is the character set; replacing the '0' by a valid letter yields the checksum error upstream meant.
-    @Test("principals.json: every invalid text fails with the right error")
+    @Test("principals.json: every invalid text fails with the right error", .vectors("ic"))
     func invalidPrincipals() throws {
         let document = try icVector("principals.json")
         var count = 0
@@ -69,7 +69,7 @@ import Testing
         print("principals.json: \(count) invalid texts")
     }
 
-    @Test("principals.json: self-authenticating ids, CRC32, ordering")
+    @Test("principals.json: self-authenticating ids, CRC32, ordering", .vectors("ic"))
     func selfAuthenticating() throws {
         let document = try icVector("principals.json")
         var count = 0
@@ -105,7 +105,7 @@ import Testing
         expectICError(.malformed) { _ = try Principal.fromBytes([UInt8](repeating: 1, count: 30)) }
     }
 
-    @Test("account_identifiers.json: account ids, subaccounts from ids and principals")
+    @Test("account_identifiers.json: account ids, subaccounts from ids and principals", .vectors("ic"))
     func accountIdentifiers() throws {
         let document = try icVector("account_identifiers.json")
         var count = 0

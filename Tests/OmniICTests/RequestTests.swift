@@ -45,7 +45,7 @@ import Testing
         return .text(text)
     }
 
-    @Test("request_id.json: every request id and hash, and every intermediate hash of the spec example")
+    @Test("request_id.json: every request id and hash, and every intermediate hash of the spec example", .vectors("ic"))
     func requestIDs() throws {
         let document = try icVector("request_id.json")
         var count = 0
@@ -109,7 +109,7 @@ import Testing
         #expect(try RepresentationIndependentHash.hash(.tagged(2, .bytes([1, 0]))) == SHA256.hash(LEB128.encoded(UInt64(256))))
     }
 
-    @Test("keys.json: Ed25519 raw → DER, secp256k1 PEMs → DER, refused curve, domain separators")
+    @Test("keys.json: Ed25519 raw → DER, secp256k1 PEMs → DER, refused curve, domain separators", .vectors("ic"))
     func keys() throws {
         let document = try icVector("keys.json")
         var count = 0

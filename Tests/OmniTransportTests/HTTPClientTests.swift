@@ -365,7 +365,7 @@ struct HTTPClientTests {
         }.start()
         #expect(try peer.waitForStats { ($0["slow_inflight"] as? Int ?? 0) >= 1 })
         cancellation.cancel()
-        done.wait()
+        #expect(done.wait(timeout: .now() + 10) == .success, "the cancelled transfer did not return within 10 s")
         let error = try #require(outcome.withLock { $0 }?.failure)
         #expect(error.kind == .cancelled)
     }

@@ -136,6 +136,18 @@ public final class Invocation: @unchecked Sendable {
         return try resolveBytes(raw, source: argument.spec.source, label: argument.displayName)
     }
 
+    /// The word given for a positional as typed, before `@FILE`/`-` are resolved (to say where a value came from, or
+    /// to require that raw bytes come from a file); nil when absent.
+    public func word(of argument: some ArgumentDeclaration) -> String? { positional(argument.spec).first }
+
+    /// Where a content value came from, for messages: the file of `@FILE`, `<stdin>` for `-`, nil for literal text.
+    public func sourceName(of argument: some ArgumentDeclaration) -> String? {
+        guard let word = word(of: argument) else { return nil }
+        if word == "-" { return "<stdin>" }
+        if word.hasPrefix("@") && !word.hasPrefix("@@") { return String(word.dropFirst()) }
+        return nil
+    }
+
     private lazy var positionalWords: [String: [String]] = parsed.command.arguments.assign(parsed.positionals)
 
     /// Raw words assigned to a positional, by the order of the command's argument list.

@@ -31,6 +31,17 @@ public struct CandidDecoder: Sendable {
         var decoder = MessageDecoder(bytes: bytes, expected: graph ?? TypeGraph(nodes: []), limits: limits)
         return try decoder.decodeMessage(expectedArguments: graph == nil ? nil : arguments)
     }
+
+    /// Decodes like `decode(_:)` and appends a warning (kind `.optionalValueDropped`, with byte offset and path) for
+    /// every value that did not fit an option's content type and so was read as null, as the spec recommends.
+    public func decode(_ bytes: [UInt8], warnings: inout [CandidWarning]) throws(CandidError) -> [CandidValue] {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(CandidError) in
+            var decoder = MessageDecoder(bytes: buffer, expected: graph ?? TypeGraph(nodes: []), limits: limits, collectsWarnings: true)
+            let values = try decoder.decodeMessage(expectedArguments: graph == nil ? nil : arguments)
+            warnings.append(contentsOf: decoder.warnings.map(\.warning))
+            return values
+        }
+    }
 }
 
 extension Candid {
@@ -50,6 +61,16 @@ extension Candid {
                               limits: CandidLimits = .default) throws(CandidError) -> [CandidValue] {
         if let types { return try CandidDecoder(types: types, environment: environment, limits: limits).decode(bytes) }
         return try CandidDecoder(limits: limits).decode(bytes)
+    }
+
+    /// Decodes an argument list like `decode(_:types:environment:limits:)`, appending a warning for every value the
+    /// special opt rule read as null.
+    public static func decode(_ bytes: [UInt8], types: [CandidType]? = nil,
+                              environment: CandidTypeEnvironment = CandidTypeEnvironment(),
+                              limits: CandidLimits = .default, warnings: inout [CandidWarning]) throws(CandidError) -> [CandidValue] {
+        let decoder = try types.map { (types) throws(CandidError) in try CandidDecoder(types: types, environment: environment, limits: limits) }
+            ?? CandidDecoder(limits: limits)
+        return try decoder.decode(bytes, warnings: &warnings)
     }
 
     /// `sub <: super` by the spec's subtyping rules; each type resolves names in its own environment, so an

@@ -18,12 +18,33 @@ struct MessageDecoder {
     var expected: TypeGraph
     /// Created on first use; memoises reference-type subtype checks for the whole message.
     private var subtypes: SubtypeChecker?
+    /// Whether to record values the special opt rule turns into null (the spec recommends warning about them).
+    let collectsWarnings: Bool
+    /// Such values, each with its path built innermost first as the decoder unwinds (like errors).
+    private(set) var warnings: [PendingWarning] = []
 
-    init(bytes: UnsafeBufferPointer<UInt8>, expected: TypeGraph, limits: CandidLimits) {
+    struct PendingWarning {
+        var message: String
+        var offset: Int
+        var reversedPath: [CandidError.PathComponent] = []
+
+        var warning: CandidWarning {
+            CandidWarning(.optionalValueDropped, path: reversedPath.reversed().map(\.description), message: message, offset: offset)
+        }
+    }
+
+    init(bytes: UnsafeBufferPointer<UInt8>, expected: TypeGraph, limits: CandidLimits, collectsWarnings: Bool = false) {
         self.bytes = bytes
         self.expected = expected
         self.limits = limits
         self.budget = limits.workBudget
+        self.collectsWarnings = collectsWarnings
+    }
+
+    /// Adds an enclosing path component to the warnings recorded since `mark`.
+    @inline(__always) private mutating func warnings(since mark: Int, are component: CandidError.PathComponent) {
+        guard warnings.count > mark else { return }
+        for index in mark..<warnings.count { warnings[index].reversedPath.append(component) }
     }
 
     // MARK: Message
@@ -41,6 +62,8 @@ struct MessageDecoder {
         var values: [CandidValue] = []
         values.reserveCapacity(targets.count)
         for (index, target) in targets.enumerated() {
+            let mark = warnings.count
+            defer { warnings(since: mark, are: .argument(index)) }
             do throws(CandidError) {
                 if index < wireArguments.count {
                     values.append(try decode(wireArguments[index], target))
@@ -269,6 +292,7 @@ struct MessageDecoder {
 
     private mutating func decodeOptionalPayload(_ w: Int, _ inner: Int) throws(CandidError) -> CandidValue {
         let start = position
+        let mark = warnings.count
         do throws(CandidError) {
             return .opt(try decode(w, inner))
         } catch where error.isCoercionFailure {
@@ -276,6 +300,13 @@ struct MessageDecoder {
             position = start
             try charge(10)
             try skip(w)
+            if collectsWarnings {
+                // What was found inside the discarded value no longer matters; the value itself does.
+                warnings.removeSubrange(mark...)
+                let detail = error.pathDescription.isEmpty ? error.message : "at \(error.pathDescription): \(error.message)"
+                warnings.append(PendingWarning(message: "a \(describe(w, in: wire)) value does not fit \(describe(inner, in: expected)) "
+                                               + "(\(detail)), so it reads as null (the special opt rule)", offset: start))
+            }
             return .opt(nil)
         }
     }
@@ -307,13 +338,17 @@ struct MessageDecoder {
             try enter()
             defer { depth -= 1 }
             for index in 0..<length {
+                let mark = warnings.count
                 do throws(CandidError) { elements.append(try decodeRecordFields(wireFields, expectedFields)) }
                 catch { throw error.inside(.element(index)) }
+                warnings(since: mark, are: .element(index))
             }
             return .vec(elements)
         }
         for index in 0..<length {
+            let mark = warnings.count
             do throws(CandidError) { elements.append(try decode(wireInner, inner)) } catch { throw error.inside(.element(index)) }
+            warnings(since: mark, are: .element(index))
         }
         if inner == Opcode.nat8 {
             // Only reached for vectors without elements (e.g. `vec empty`): keep blobs uniformly `.blob`.
@@ -344,8 +379,10 @@ struct MessageDecoder {
             }
             if next < expectedFields.count && expectedFields[next].label.id == field.label.id {
                 let target = expectedFields[next]
+                let mark = warnings.count
                 do throws(CandidError) { values.append(CandidFieldValue(target.label, try decode(field.type, target.type))) }
                 catch { throw error.inside(.field(target.label)) }
+                warnings(since: mark, are: .field(target.label))
                 next += 1
             } else {
                 do throws(CandidError) { try skip(field.type) } catch { throw error.inside(.field(field.label)) }
@@ -382,6 +419,8 @@ struct MessageDecoder {
             throw CandidError(.typeMismatch, "variant case \(field.label.id) is not in the expected type \(describe(e, in: expected))",
                               offset: indexOffset).coercionFailure
         }
+        let mark = warnings.count
+        defer { warnings(since: mark, are: .variantCase(target.label)) }
         do throws(CandidError) { return .variant(CandidFieldValue(target.label, try decode(field.type, target.type))) }
         catch { throw error.inside(.variantCase(target.label)) }
     }

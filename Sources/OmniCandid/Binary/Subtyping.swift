@@ -23,7 +23,13 @@ struct SubtypeChecker {
         try check(a, side: 0, b, side: 1)
     }
 
-    private func graph(_ side: Int) -> TypeGraph { graphs[side] }
+    /// `a` (in graph `sa`: 0 the sub graph, 1 the super graph) <: `b` (in graph `sb`); explanations flip the sides
+    /// in contravariant positions.
+    mutating func isSubtype(_ a: Int, side sa: Int, _ b: Int, side sb: Int) throws(CandidError) -> Bool {
+        try check(a, side: sa, b, side: sb)
+    }
+
+    func graph(_ side: Int) -> TypeGraph { graphs[side] }
 
     private mutating func check(_ a: Int, side sa: Int, _ b: Int, side sb: Int) throws(CandidError) -> Bool {
         let ga = graphs[sa], gb = graphs[sb]

@@ -7,7 +7,9 @@ struct TypeCompiler {
     private var nodes: [GraphNode?] = []
     private var namedReferences: [String: Int] = [:]
     /// Service method references to check once every node is filled in (they may point at nodes in progress).
-    private var methodChecks: [(service: String, method: String, type: Int)] = []
+    private var methodChecks: [(service: String, definition: String?, method: String, type: Int)] = []
+    /// The named definition whose body is being compiled (errors are attributed to it).
+    private var currentDefinition: String?
     private var depth = 0
 
     init(environment: CandidTypeEnvironment, maxDepth: Int = CandidLimits.default.maxDepth) {
@@ -28,6 +30,7 @@ struct TypeCompiler {
         for check in methodChecks {
             guard check.type >= 0, case .function = nodes[check.type] else {
                 throw CandidError(.invalidType, "method \(CandidLabel.quoted(check.method)) of \(check.service) is not a function type")
+                    .inDefinition(check.definition)
             }
         }
         var filled: [GraphNode] = []
@@ -37,6 +40,18 @@ struct TypeCompiler {
             filled.append(node)
         }
         return TypeGraph(nodes: filled)
+    }
+
+    /// Node index → the name of the definition it was compiled from, for messages. Of an alias chain (whose names
+    /// all share the node) the name that defines the structure is kept.
+    func definitionNames() -> [Int: String] {
+        var names: [Int: String] = [:]
+        for (name, reference) in namedReferences where reference >= 0 {
+            var isStructural = true
+            if case .named = environment[name] { isStructural = false }
+            if isStructural || names[reference] == nil { names[reference] = name }
+        }
+        return names
     }
 
     mutating func compile(_ type: CandidType) throws(CandidError) -> Int {
@@ -50,7 +65,7 @@ struct TypeCompiler {
         default:
             let index = nodes.count
             nodes.append(nil)
-            nodes[index] = try compileBody(type, describedAs: "an anonymous service")
+            nodes[index] = try compileBody(type, describedAs: "the service")
             return index
         }
     }
@@ -81,7 +96,15 @@ struct TypeCompiler {
         let index = nodes.count
         nodes.append(nil)
         for alias in chain { namedReferences[alias] = index }
-        nodes[index] = try compileBody(current, describedAs: "type \(CandidLabel.quoted(chain.last ?? name))")
+        let definition = chain.last ?? name
+        let outer = currentDefinition
+        currentDefinition = definition
+        defer { currentDefinition = outer }
+        do throws(CandidError) {
+            nodes[index] = try compileBody(current, describedAs: "type \(CandidLabel.quoted(definition))")
+        } catch {
+            throw error.inDefinition(definition)
+        }
         return index
     }
 
@@ -96,12 +119,12 @@ struct TypeCompiler {
             var methods: [GraphMethod] = []
             for method in service.methods {
                 let reference = try compile(method.type)
-                methodChecks.append((owner, method.name, reference))
+                methodChecks.append((owner, currentDefinition, method.name, reference))
                 methods.append(GraphMethod(name: method.name, type: reference))
             }
             methods.sort { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
             for (a, b) in zip(methods, methods.dropFirst()) where a.name == b.name {
-                throw CandidError(.invalidType, "duplicate method \(CandidLabel.quoted(a.name)) in \(owner)")
+                throw CandidError(.duplicateLabel, "duplicate method \(CandidLabel.quoted(a.name)) in \(owner)")
             }
             return .service(methods)
         default:
@@ -116,7 +139,8 @@ struct TypeCompiler {
         compiled.sort { $0.label.id < $1.label.id }
         for (a, b) in zip(compiled, compiled.dropFirst()) where a.label.id == b.label.id {
             let names = [a.label, b.label].map(\.quotedDescription).joined(separator: " and ")
-            throw CandidError(.invalidType, "\(kind) fields \(names) have the same id \(a.label.id)")
+            throw CandidError(.duplicateLabel, a.label == b.label && a.label.name == b.label.name
+                              ? "duplicate \(kind) field \(a.label.quotedDescription)" : "\(kind) fields \(names) have the same id \(a.label.id)")
         }
         return compiled
     }

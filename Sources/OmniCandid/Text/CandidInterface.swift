@@ -1,4 +1,5 @@
 import Foundation
+import OmniCodec
 
 /// A parsed and checked `.did` interface: type definitions and the main service, if any.
 ///
@@ -14,11 +15,12 @@ public struct CandidInterface: Sendable {
 
     /// Reads an imported file. `path` is the text of the `import`; `importer` identifies the importing file
     /// (nil for the main text). Returns an identifier for the file (used to skip repeated imports and to name it
-    /// in errors) and its text.
+    /// in errors) and its bytes, which must be UTF-8 (they are validated like the main text). A `CandidError` thrown
+    /// here gives its message to the import error; any other error is described.
     public struct ImportResolver: Sendable {
-        public let resolve: @Sendable (_ path: String, _ importer: String?) throws -> (identifier: String, text: String)
+        public let resolve: @Sendable (_ path: String, _ importer: String?) throws -> (identifier: String, bytes: [UInt8])
 
-        public init(_ resolve: @escaping @Sendable (_ path: String, _ importer: String?) throws -> (identifier: String, text: String)) {
+        public init(_ resolve: @escaping @Sendable (_ path: String, _ importer: String?) throws -> (identifier: String, bytes: [UInt8])) {
             self.resolve = resolve
         }
 
@@ -27,11 +29,25 @@ public struct CandidInterface: Sendable {
         public static func fileSystem(base: URL) -> ImportResolver {
             ImportResolver { path, importer in
                 let directory = importer.map { URL(fileURLWithPath: $0).deletingLastPathComponent() } ?? base
-                let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : directory.appendingPathComponent(path)
-                let standardized = url.standardizedFileURL
-                return (standardized.path, try String(contentsOf: standardized, encoding: .utf8))
+                let url = (path.hasPrefix("/") ? URL(fileURLWithPath: path) : directory.appendingPathComponent(path)).standardizedFileURL
+                return (url.path, try CandidInterface.readFile(url))
             }
         }
+    }
+
+    /// A file's bytes, or an `.importFailed` error that says plainly why not (no platform error dump).
+    static func readFile(_ url: URL) throws(CandidError) -> [UInt8] {
+        let path = url.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CandidError(.importFailed, "\(path) does not exist")
+        }
+        guard !isDirectory.boolValue else { throw CandidError(.importFailed, "\(path) is a directory, not a .did file") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CandidError(.importFailed, FileManager.default.isReadableFile(atPath: path)
+                              ? "\(path) could not be read" : "\(path) is not readable (permission denied)")
+        }
+        return Array(data)
     }
 
     public init(environment: CandidTypeEnvironment, service: CandidServiceType?, initArguments: [CandidArgument]? = nil) {
@@ -43,19 +59,30 @@ public struct CandidInterface: Sendable {
     /// Parses and checks `.did` text. `file` names the text in errors and for relative imports.
     public static func parse(_ text: String, file: String? = nil, resolver: ImportResolver? = nil,
                              limits: CandidLimits = .default) throws(CandidError) -> CandidInterface {
+        try parse(utf8: Array(text.utf8), file: file, resolver: resolver, limits: limits)
+    }
+
+    /// Parses and checks `.did` bytes as read from a file or stdin. Invalid UTF-8 is an error at the line and
+    /// column of the first bad byte (nothing is decoded lossily). `file` names the text in errors and for relative
+    /// imports.
+    public static func parse(utf8 bytes: [UInt8], file: String? = nil, resolver: ImportResolver? = nil,
+                             limits: CandidLimits = .default) throws(CandidError) -> CandidInterface {
         var loader = InterfaceLoader(resolver: resolver, limits: limits)
-        try loader.load(text, identifier: file, depth: 0, includeService: true, isMain: true)
+        if let file { loader.loaded.insert(file) }
+        try loader.load(bytes, identifier: file, depth: 0, includeService: true, isMain: true)
         return try loader.finish()
     }
 
     /// Reads, parses and checks a `.did` file and its imports from disk.
     public static func load(contentsOf url: URL, limits: CandidLimits = .default) throws(CandidError) -> CandidInterface {
         let path = url.standardizedFileURL.path
-        let text: String
-        do { text = try String(contentsOf: url, encoding: .utf8) } catch {
-            throw CandidError(.importFailed, "cannot read \(path): \(error.localizedDescription)", file: path)
+        let bytes: [UInt8]
+        do throws(CandidError) { bytes = try readFile(url.standardizedFileURL) } catch { throw error.inFile(path) }
+        do throws(CandidError) {
+            return try parse(utf8: bytes, file: path, resolver: .fileSystem(base: url.deletingLastPathComponent()), limits: limits)
+        } catch {
+            throw error.inFile(path)
         }
-        return try parse(text, file: path, resolver: .fileSystem(base: url.deletingLastPathComponent()), limits: limits)
     }
 
     /// A method's function type with named function types resolved.
@@ -107,9 +134,23 @@ public struct CandidInterface: Sendable {
         try Candid.decode(bytes, types: try requireMethod(method).argumentTypes, environment: environment, limits: limits)
     }
 
+    /// Decodes a call's argument message, appending a warning for each value the special opt rule read as null.
+    public func decodeArguments(_ bytes: [UInt8], method: String, limits: CandidLimits = .default,
+                                warnings: inout [CandidWarning]) throws(CandidError) -> [CandidValue] {
+        try Candid.decode(bytes, types: try requireMethod(method).argumentTypes, environment: environment, limits: limits,
+                          warnings: &warnings)
+    }
+
     /// Decodes a reply at `method`'s result types.
     public func decodeResults(_ bytes: [UInt8], method: String, limits: CandidLimits = .default) throws(CandidError) -> [CandidValue] {
         try Candid.decode(bytes, types: try requireMethod(method).resultTypes, environment: environment, limits: limits)
+    }
+
+    /// Decodes a reply, appending a warning for each value the special opt rule read as null.
+    public func decodeResults(_ bytes: [UInt8], method: String, limits: CandidLimits = .default,
+                              warnings: inout [CandidWarning]) throws(CandidError) -> [CandidValue] {
+        try Candid.decode(bytes, types: try requireMethod(method).resultTypes, environment: environment, limits: limits,
+                          warnings: &warnings)
     }
 
     /// The interface as `.did` text: definitions, then the service.
@@ -130,8 +171,34 @@ public struct CandidInterface: Sendable {
     }
 }
 
-/// Collects definitions and service methods across a file and its imports, then checks them.
+/// Collects definitions and service methods across a file and its imports, then checks them. Every error names
+/// the file it is in (imported files by identifier) and the line and column of what is wrong.
 private struct InterfaceLoader {
+    /// Where something is written: the file (nil for the main text, which the caller names) and a byte offset.
+    struct Site {
+        let file: String?
+        let source: [UInt8]
+        let offset: Int
+
+        func at(_ offset: Int) -> Site { Site(file: file, source: source, offset: offset) }
+
+        func locate(_ error: CandidError) -> CandidError {
+            var located = error
+            located.definition = nil
+            if located.line == nil {
+                located.offset = offset
+                located = CandidParser.locate(located, in: source)
+            }
+            return located.inFile(file)
+        }
+    }
+
+    struct Definition {
+        let name: String
+        let site: Site
+        let references: [NamedReference]
+    }
+
     let resolver: CandidInterface.ImportResolver?
     let limits: CandidLimits
     var environment = CandidTypeEnvironment()
@@ -139,83 +206,123 @@ private struct InterfaceLoader {
     var initArguments: [CandidArgument]?
     var hasService = false
     var loaded: Set<String> = []
+    var definitions: [Definition] = []
+    var definitionSites: [String: Site] = [:]
+    /// Each service merged into the main one, with the names it uses.
+    var services: [(site: Site, references: [NamedReference])] = []
+    var mainServiceSite: Site?
 
     init(resolver: CandidInterface.ImportResolver?, limits: CandidLimits) {
         self.resolver = resolver
         self.limits = limits
     }
 
-    mutating func load(_ text: String, identifier: String?, depth: Int, includeService: Bool, isMain: Bool) throws(CandidError) {
+    mutating func load(_ source: [UInt8], identifier: String?, depth: Int, includeService: Bool, isMain: Bool) throws(CandidError) {
+        let file = isMain ? nil : identifier
         guard depth <= 32 else { throw CandidError(.limitExceeded, "imports nested deeper than 32", file: identifier) }
-        let source = Array(text.utf8)
-        var parser: CandidParser
         let program: (declarations: [CandidDeclaration], actor: CandidActorSyntax?)
         do throws(CandidError) {
-            parser = try CandidParser(source, maxDepth: limits.maxDepth)
+            var parser = try CandidParser(source, maxDepth: limits.maxDepth)
             program = try parser.parseProgram()
         } catch {
-            throw error.inFile(isMain ? nil : identifier)
+            throw error.inFile(file)
         }
+        func site(_ offset: Int) -> Site { Site(file: file, source: source, offset: offset) }
         for declaration in program.declarations {
             switch declaration {
-            case .type(let name, let type, let offset):
-                do throws(CandidError) { try environment.define(name, type) } catch {
-                    throw CandidParser.locate(CandidError(.invalidType, error.message, offset: offset), in: source).inFile(isMain ? nil : identifier)
-                }
+            case .type(let name, let type, let offset, let references):
+                do throws(CandidError) { try environment.define(name, type) } catch { throw site(offset).locate(error) }
+                definitions.append(Definition(name: name, site: site(offset), references: references))
+                definitionSites[name] = site(offset)
             case .importTypes(let path, let offset), .importService(let path, let offset):
                 guard let resolver else {
-                    throw CandidParser.locate(CandidError(.importFailed, "cannot import \(CandidLabel.quoted(path)): no import resolver given",
-                                                          offset: offset), in: source).inFile(isMain ? nil : identifier)
+                    throw site(offset).locate(CandidError(.importFailed, "cannot import \(CandidLabel.quoted(path)): no import resolver given"))
                 }
-                let resolved: (identifier: String, text: String)
+                let resolved: (identifier: String, bytes: [UInt8])
                 do { resolved = try resolver.resolve(path, identifier) } catch {
-                    throw CandidParser.locate(CandidError(.importFailed, "cannot import \(CandidLabel.quoted(path)): \(error)", offset: offset),
-                                              in: source).inFile(isMain ? nil : identifier)
+                    let reason = (error as? CandidError)?.message ?? String(describing: error)
+                    throw site(offset).locate(CandidError(.importFailed, "cannot import \(CandidLabel.quoted(path)): \(reason)"))
                 }
                 var isService = false
                 if case .importService = declaration { isService = true }
                 guard loaded.insert(resolved.identifier).inserted else { continue }
-                try load(resolved.text, identifier: resolved.identifier, depth: depth + 1, includeService: isService, isMain: false)
+                try load(resolved.bytes, identifier: resolved.identifier, depth: depth + 1, includeService: isService, isMain: false)
             }
         }
         guard includeService, let actor = program.actor else { return }
+        let actorSite = site(actor.offset)
         if !isMain && actor.initArguments != nil {
-            throw CandidError(.invalidType, "an imported service cannot be a service constructor", file: identifier)
+            throw actorSite.locate(CandidError(.invalidType, "an imported service cannot be a service constructor"))
         }
-        if isMain { initArguments = actor.initArguments }
+        if isMain {
+            initArguments = actor.initArguments
+            mainServiceSite = actorSite
+        }
         hasService = true
         let resolved: CandidType
         do throws(CandidError) { resolved = try environment.resolve(actor.type) } catch {
-            throw CandidParser.locate(CandidError(.invalidType, error.message, offset: actor.offset), in: source).inFile(isMain ? nil : identifier)
+            // Point at the name the service is given by when that is what does not resolve.
+            var at = actorSite
+            if case .named(let name) = actor.type, let reference = actor.references.last(where: { $0.name == name }) {
+                at = actorSite.at(reference.offset)
+            }
+            throw at.locate(error)
         }
         guard case .service(let service) = resolved else {
-            throw CandidParser.locate(CandidError(.invalidType, "the main service must be a service type", offset: actor.offset), in: source)
-                .inFile(isMain ? nil : identifier)
+            throw actorSite.locate(CandidError(.invalidType, "the main service must be a service type"))
         }
+        services.append((actorSite, actor.references))
         for method in service.methods {
             guard !methods.contains(where: { $0.name == method.name }) else {
-                throw CandidError(.invalidType, "method \(CandidLabel.quoted(method.name)) is defined twice (imported service)", file: identifier)
+                let offset = actor.methodOffsets[method.name] ?? actor.offset
+                throw actorSite.at(offset).locate(CandidError(
+                    .duplicateLabel, "method \(CandidLabel.quoted(method.name)) is also defined by an imported service"))
             }
             methods.append(method)
         }
     }
 
+    /// Where an error found while compiling belongs: the definition it names, else the main service.
+    private func site(of error: CandidError, default fallback: Site?) -> Site? {
+        error.definition.flatMap { definitionSites[$0] } ?? fallback
+    }
+
+    private func locate(_ error: CandidError, default fallback: Site?) -> CandidError {
+        guard let site = site(of: error, default: fallback) else {
+            var copy = error
+            copy.definition = nil
+            return copy
+        }
+        return site.locate(error)
+    }
+
     func finish() throws(CandidError) -> CandidInterface {
-        // Compiling every definition checks names, cycles, field ids and method types.
+        // Every name used must be defined; report the first unknown one where it is written.
+        for definition in definitions {
+            for reference in definition.references where environment[reference.name] == nil {
+                throw definition.site.at(reference.offset).locate(CandidError(.invalidType, "unknown type \(CandidLabel.quoted(reference.name))"))
+            }
+        }
+        for service in services {
+            for reference in service.references where environment[reference.name] == nil {
+                throw service.site.at(reference.offset).locate(CandidError(.invalidType, "unknown type \(CandidLabel.quoted(reference.name))"))
+            }
+        }
+        // Compiling every definition checks cycles, field ids, method types and oneway results.
         var compiler = TypeCompiler(environment: environment, maxDepth: limits.maxDepth)
-        for name in environment.names {
-            do throws(CandidError) { _ = try compiler.compile(.named(name)) } catch {
-                throw CandidError(error.kind, "in type \(CandidLabel.quoted(name)): \(error.message)")
+        for definition in definitions {
+            do throws(CandidError) { _ = try compiler.compile(.named(definition.name)) } catch {
+                throw locate(error.inDefinition(definition.name), default: definition.site)
             }
         }
         let service = hasService ? CandidServiceType(methods) : nil
-        if let service {
-            do throws(CandidError) { _ = try compiler.compile(.service(service)) } catch {
-                throw CandidError(error.kind, "in the main service: \(error.message)")
-            }
+        do throws(CandidError) {
+            if let service { _ = try compiler.compile(.service(service)) }
+            for argument in initArguments ?? [] { _ = try compiler.compile(argument.type) }
+            _ = try compiler.finish()
+        } catch {
+            throw locate(error, default: mainServiceSite)
         }
-        for argument in initArguments ?? [] { _ = try compiler.compile(argument.type) }
-        _ = try compiler.finish()
         return CandidInterface(environment: environment, service: service, initArguments: initArguments)
     }
 }

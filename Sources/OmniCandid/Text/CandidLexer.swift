@@ -1,3 +1,5 @@
+import OmniCodec
+
 /// Tokens of Candid text: values, types, `.did` files and `.test.did` files share one lexical grammar.
 struct CandidToken {
     enum Kind: Equatable {
@@ -33,7 +35,9 @@ struct CandidLexer {
 
     init(_ source: [UInt8]) { self.source = source }
 
+    /// Refuses input that is not valid UTF-8 (at the first bad byte's real position), then splits it into tokens.
     static func tokenize(_ source: [UInt8]) throws(CandidError) -> [CandidToken] {
+        try validateUTF8(source)
         var lexer = CandidLexer(source)
         var tokens: [CandidToken] = []
         while true {
@@ -41,6 +45,33 @@ struct CandidLexer {
             tokens.append(token)
             if token.kind == .end { return tokens }
         }
+    }
+
+    /// Candid text is UTF-8 (the spec's grammar is over Unicode); OmniCodec's validator decides, strictly.
+    static func validateUTF8(_ source: [UInt8]) throws(CandidError) {
+        let bad = source.withUnsafeBufferPointer { UTF8Validation.firstInvalidByte($0) }
+        guard bad < source.count else { return }
+        // Show the bytes of the broken sequence: the lead byte and the continuation bytes it claims (at most 4).
+        var end = bad + 1
+        while end < min(source.count, bad + 4), source[end] & 0xC0 == 0x80 { end += 1 }
+        let shown = source[bad..<end].map { "0x" + String($0, radix: 16, uppercase: true) }.joined(separator: " ")
+        throw CandidError(.syntax, "invalid UTF-8 sequence \(shown)", offset: bad)
+    }
+
+    /// How an unexpected character is named in messages: `'%'`, or its code point and Unicode name.
+    private func describeCharacter(at offset: Int) -> String {
+        let byte = source[offset]
+        if byte >= 0x20 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        // The input is valid UTF-8 (checked first), so the scalar starting here decodes.
+        var length = 1
+        while offset + length < source.count, source[offset + length] & 0xC0 == 0x80 { length += 1 }
+        guard let scalar = String(decoding: source[offset..<(offset + length)], as: UTF8.self).unicodeScalars.first else {
+            return "U+" + String(byte, radix: 16, uppercase: true)
+        }
+        var code = String(scalar.value, radix: 16, uppercase: true)
+        code = String(repeating: "0", count: max(0, 4 - code.count)) + code
+        if let name = scalar.properties.name ?? scalar.properties.nameAlias { return "U+\(code) (\(name))" }
+        return "U+\(code)"
     }
 
     private func peek(_ ahead: Int = 0) -> UInt8? {
@@ -99,8 +130,7 @@ struct CandidLexer {
         case UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try lexNumber()
         default:
             guard byte == UInt8(ascii: "_") || CandidLabel.isLetter(byte) else {
-                let shown = byte >= 0x20 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
-                throw error("unexpected character \(shown)", at: start)
+                throw error("unexpected character \(describeCharacter(at: start))", at: start)
             }
             while let next = peek(), next == UInt8(ascii: "_") || CandidLabel.isLetter(next) || CandidLabel.isDigit(next) {
                 index += 1

@@ -23,9 +23,16 @@ struct TextValue {
     var offset: Int
 }
 
+/// A use of a type name in `.did` text, kept so that an unknown name can be reported where it is written.
+struct NamedReference {
+    let name: String
+    let offset: Int
+}
+
 /// A declaration of a `.did` file, in source order.
 enum CandidDeclaration {
-    case type(name: String, type: CandidType, offset: Int)
+    /// `references`: the names the definition's body uses, in source order.
+    case type(name: String, type: CandidType, offset: Int, references: [NamedReference])
     case importTypes(path: String, offset: Int)
     case importService(path: String, offset: Int)
 }
@@ -37,6 +44,10 @@ struct CandidActorSyntax {
     /// `.service(…)` or `.named(…)`.
     var type: CandidType
     var offset: Int
+    /// The names the service (and its init arguments) use, in source order.
+    var references: [NamedReference]
+    /// Where each method of an inline service is named.
+    var methodOffsets: [String: Int]
 }
 
 /// Recursive-descent parser over the token stream of one text. Every error carries line and column.
@@ -46,6 +57,10 @@ struct CandidParser {
     private var index = 0
     private var depth = 0
     private let maxDepth: Int
+    /// Every type name used so far, with its position (declarations take their slice).
+    private(set) var references: [NamedReference] = []
+    /// Method name positions of the last service type parsed.
+    private var lastMethodOffsets: [String: Int] = [:]
 
     init(_ source: [UInt8], maxDepth: Int = CandidLimits.default.maxDepth) throws(CandidError) {
         self.source = source
@@ -269,11 +284,12 @@ struct CandidParser {
     /// `{ label = value; value; … }`: positional fields take the previous id + 1 (starting at 0).
     private mutating func parseRecordFields() throws(CandidError) -> [(label: CandidLabel, value: TextValue)] {
         try expect(.leftBrace, "after 'record'")
-        let start = current.offset
         var fields: [(label: CandidLabel, value: TextValue)] = []
+        var offsets: [Int] = []
         var nextId: UInt64 = 0
         while !isSymbol(.rightBrace) {
             let token = current
+            offsets.append(token.offset)
             if (isFieldNumber(token) || isName(token)) && isSymbol(.equals, peek(1)) {
                 let label = try parseLabel()
                 _ = advance()
@@ -287,16 +303,22 @@ struct CandidParser {
             if !accept(.semicolon) { break }
         }
         try expect(.rightBrace, "to close the record")
-        return try sortedUnique(fields, at: start)
+        try checkUniqueLabels(fields.map(\.label), offsets: offsets, what: "field", in: "record")
+        return fields.sorted { $0.label.id < $1.label.id }
     }
 
-    private func sortedUnique<T>(_ fields: [(label: CandidLabel, value: T)], at offset: Int) throws(CandidError) -> [(label: CandidLabel, value: T)] {
-        let sorted = fields.sorted { $0.label.id < $1.label.id }
-        for (a, b) in zip(sorted, sorted.dropFirst()) where a.label.id == b.label.id {
-            let names = [a.label, b.label].map(\.quotedDescription)
-            throw error(names[0] == names[1] ? "duplicate field \(names[0])" : "fields \(names[0]) and \(names[1]) have the same hash \(a.label.id)", at: offset)
+    /// Refuses a label (or a label's hash) that occurs twice, at the second occurrence.
+    private func checkUniqueLabels(_ labels: [CandidLabel], offsets: [Int], what: String, in container: String) throws(CandidError) {
+        var seen: [UInt32: CandidLabel] = [:]
+        seen.reserveCapacity(labels.count)
+        for (label, offset) in zip(labels, offsets) {
+            guard let first = seen.updateValue(label, forKey: label.id) else { continue }
+            let names = [first, label].map(\.quotedDescription)
+            let message = names[0] == names[1]
+                ? "duplicate \(what) \(names[0]) in the \(container)"
+                : "\(what)s \(names[0]) and \(names[1]) of the \(container) have the same hash \(label.id)"
+            throw CandidParser.locate(CandidError(.duplicateLabel, message, offset: offset), in: source)
         }
-        return sorted
     }
 
     // MARK: Types
@@ -320,17 +342,19 @@ struct CandidParser {
             guard !CandidParser.reservedWords.contains(token.text) else {
                 throw error("unexpected '\(token.text)' where a type was expected", at: token.offset)
             }
+            references.append(NamedReference(name: token.text, offset: token.offset))
             return .named(token.text)
         }
     }
 
     private mutating func parseFieldTypes(isRecord: Bool) throws(CandidError) -> [CandidField] {
         try expect(.leftBrace, isRecord ? "after 'record'" : "after 'variant'")
-        let start = current.offset
         var fields: [(label: CandidLabel, value: CandidType)] = []
+        var offsets: [Int] = []
         var nextId: UInt64 = 0
         while !isSymbol(.rightBrace) {
             let token = current
+            offsets.append(token.offset)
             if (isFieldNumber(token) || isName(token)) && isSymbol(.colon, peek(1)) {
                 let label = try parseLabel()
                 _ = advance()
@@ -346,18 +370,24 @@ struct CandidParser {
             if !accept(.semicolon) { break }
         }
         try expect(.rightBrace, isRecord ? "to close the record type" : "to close the variant type")
-        _ = try sortedUnique(fields, at: start)
+        try checkUniqueLabels(fields.map(\.label), offsets: offsets, what: isRecord ? "field" : "case",
+                              in: isRecord ? "record type" : "variant type")
         return fields.map { CandidField($0.label, $0.value) }
     }
 
     /// `( [name :] type, … )`.
     mutating func parseTupleType() throws(CandidError) -> [CandidArgument] {
-        let start = current.offset
         try expect(.leftParen, "to start the argument types")
         var arguments: [CandidArgument] = []
+        var seenNames: Set<String> = []
         while !isSymbol(.rightParen) {
             if isName(current) && isSymbol(.colon, peek(1)) {
+                let offset = current.offset
                 let name = try parseName("an argument name")
+                guard seenNames.insert(name).inserted else {
+                    throw CandidParser.locate(CandidError(.duplicateLabel, "duplicate argument name \(CandidLabel.quoted(name))", offset: offset),
+                                              in: source)
+                }
                 _ = advance()
                 arguments.append(CandidArgument(try parseType(), name: name))
             } else {
@@ -366,10 +396,6 @@ struct CandidParser {
             if !accept(.comma) { break }
         }
         try expect(.rightParen, "to close the argument types")
-        let names = arguments.compactMap(\.name)
-        if Set(names).count != names.count {
-            throw error("duplicate argument name", at: start)
-        }
         return arguments
     }
 
@@ -388,11 +414,14 @@ struct CandidParser {
     mutating func parseActorType() throws(CandidError) -> CandidServiceType {
         try expect(.leftBrace, "to start the service's methods")
         var methods: [CandidServiceType.Method] = []
-        var seen: Set<String> = []
+        var offsets: [String: Int] = [:]
         while !isSymbol(.rightBrace) {
             let offset = current.offset
             let name = try parseName("a method name")
-            guard seen.insert(name).inserted else { throw error("duplicate method \(CandidLabel.quoted(name))", at: offset) }
+            guard offsets.updateValue(offset, forKey: name) == nil else {
+                throw CandidParser.locate(CandidError(.duplicateLabel, "duplicate method \(CandidLabel.quoted(name)) in the service", offset: offset),
+                                          in: source)
+            }
             try expect(.colon, "after the method name")
             if isSymbol(.leftParen) {
                 methods.append(.init(name, .function(try parseFunctionType())))
@@ -402,11 +431,13 @@ struct CandidParser {
                     throw error("expected a function type or the name of one, found \(describe(reference))")
                 }
                 _ = advance()
+                references.append(NamedReference(name: reference.text, offset: reference.offset))
                 methods.append(.init(name, .named(reference.text)))
             }
             if !accept(.semicolon) { break }
         }
         try expect(.rightBrace, "to close the service")
+        lastMethodOffsets = offsets
         return CandidServiceType(methods)
     }
 
@@ -418,6 +449,8 @@ struct CandidParser {
         var actor: CandidActorSyntax?
         if isKeyword("service") {
             let offset = current.offset
+            let firstReference = references.count
+            lastMethodOffsets = [:]
             _ = advance()
             if current.kind == .identifier && !isSymbol(.colon) { _ = advance() }
             try expect(.colon, "after 'service'")
@@ -435,10 +468,12 @@ struct CandidParser {
                     throw error("expected a service type or the name of one, found \(describe(reference))")
                 }
                 _ = advance()
+                references.append(NamedReference(name: reference.text, offset: reference.offset))
                 type = .named(reference.text)
             }
             _ = accept(.semicolon)
-            actor = CandidActorSyntax(initArguments: initArguments, type: type, offset: offset)
+            actor = CandidActorSyntax(initArguments: initArguments, type: type, offset: offset,
+                                      references: Array(references[firstReference...]), methodOffsets: lastMethodOffsets)
         }
         try expectEnd()
         return (declarations, actor)
@@ -457,7 +492,9 @@ struct CandidParser {
                 }
                 _ = advance()
                 try expect(.equals, "after the type name")
-                declarations.append(.type(name: name.text, type: try parseType(), offset: offset))
+                let firstReference = references.count
+                let type = try parseType()
+                declarations.append(.type(name: name.text, type: type, offset: offset, references: Array(references[firstReference...])))
             } else if isKeyword("import") {
                 _ = advance()
                 let isService = isKeyword("service")

@@ -5,11 +5,16 @@ public struct CandidTestFile: Sendable {
     public let assertions: [CandidTestAssertion]
 
     public static func parse(_ text: String, limits: CandidLimits = .default) throws(CandidError) -> CandidTestFile {
-        var parser = try CandidParser(Array(text.utf8), maxDepth: limits.maxDepth)
+        try parse(utf8: Array(text.utf8), limits: limits)
+    }
+
+    /// Parses a test file's bytes (strict UTF-8, like every Candid text input).
+    public static func parse(utf8 bytes: [UInt8], limits: CandidLimits = .default) throws(CandidError) -> CandidTestFile {
+        var parser = try CandidParser(bytes, maxDepth: limits.maxDepth)
         let (declarations, assertions) = try parser.parseTestFile()
         var environment = CandidTypeEnvironment()
         for declaration in declarations {
-            guard case .type(let name, let type, _) = declaration else {
+            guard case .type(let name, let type, _, _) = declaration else {
                 throw CandidError(.invalidType, "imports are not supported in test files")
             }
             try environment.define(name, type)

@@ -7,7 +7,14 @@ extension Candid {
     public static func parseArguments(_ text: String, types: [CandidType]? = nil,
                                       environment: CandidTypeEnvironment = CandidTypeEnvironment(),
                                       limits: CandidLimits = .default) throws(CandidError) -> [CandidValue] {
-        let source = Array(text.utf8)
+        try parseArguments(utf8: Array(text.utf8), types: types, environment: environment, limits: limits)
+    }
+
+    /// Parses Candid argument text given as bytes (from a file or stdin), like `parseArguments(_:…)`. The bytes must
+    /// be UTF-8: an invalid sequence is an error at its line and column, never replaced.
+    public static func parseArguments(utf8 source: [UInt8], types: [CandidType]? = nil,
+                                      environment: CandidTypeEnvironment = CandidTypeEnvironment(),
+                                      limits: CandidLimits = .default) throws(CandidError) -> [CandidValue] {
         var parser = try CandidParser(source, maxDepth: limits.maxDepth)
         let parsed = try parser.parseArguments()
         try parser.expectEnd()
@@ -46,7 +53,13 @@ extension Candid {
     public static func parseValue(_ text: String, type: CandidType? = nil,
                                   environment: CandidTypeEnvironment = CandidTypeEnvironment(),
                                   limits: CandidLimits = .default) throws(CandidError) -> CandidValue {
-        let source = Array(text.utf8)
+        try parseValue(utf8: Array(text.utf8), type: type, environment: environment, limits: limits)
+    }
+
+    /// Parses one Candid text value given as (strict UTF-8) bytes.
+    public static func parseValue(utf8 source: [UInt8], type: CandidType? = nil,
+                                  environment: CandidTypeEnvironment = CandidTypeEnvironment(),
+                                  limits: CandidLimits = .default) throws(CandidError) -> CandidValue {
         var parser = try CandidParser(source, maxDepth: limits.maxDepth)
         let parsed = try parser.parseAnnotatedValue()
         try parser.expectEnd()
@@ -61,7 +74,12 @@ extension Candid {
 
     /// Parses a type (`record { owner : principal; amount : nat }`); names stay `.named` references.
     public static func parseType(_ text: String, limits: CandidLimits = .default) throws(CandidError) -> CandidType {
-        var parser = try CandidParser(Array(text.utf8), maxDepth: limits.maxDepth)
+        try parseType(utf8: Array(text.utf8), limits: limits)
+    }
+
+    /// Parses a type given as (strict UTF-8) bytes.
+    public static func parseType(utf8 source: [UInt8], limits: CandidLimits = .default) throws(CandidError) -> CandidType {
+        var parser = try CandidParser(source, maxDepth: limits.maxDepth)
         let type = try parser.parseType()
         try parser.expectEnd()
         return type
@@ -69,7 +87,12 @@ extension Candid {
 
     /// Parses an argument type list `(nat, to : principal)`.
     public static func parseArgumentTypes(_ text: String, limits: CandidLimits = .default) throws(CandidError) -> [CandidArgument] {
-        var parser = try CandidParser(Array(text.utf8), maxDepth: limits.maxDepth)
+        try parseArgumentTypes(utf8: Array(text.utf8), limits: limits)
+    }
+
+    /// Parses an argument type list given as (strict UTF-8) bytes.
+    public static func parseArgumentTypes(utf8 source: [UInt8], limits: CandidLimits = .default) throws(CandidError) -> [CandidArgument] {
+        var parser = try CandidParser(source, maxDepth: limits.maxDepth)
         let arguments = try parser.parseTupleType()
         try parser.expectEnd()
         return arguments

@@ -4,9 +4,8 @@ import OmniCodec
 
 /// `omni candid check`: validate a .did file, and with a previous version, whether the upgrade is safe.
 enum CandidCheckCommand {
-    static let newFile = Argument<String>("NEW", help: "The .did file to check (- for stdin).", source: .path)
-    static let oldFile = Argument<String>("OLD", help: "The previous .did file: NEW must be able to replace it.",
-                                          optional: true, source: .path)
+    static let newFile = Argument<InputFile>("NEW", help: "The .did file to check (- for stdin).")
+    static let oldFile = OptionalArgument<InputFile>("OLD", help: "The previous .did file: NEW must be able to replace it.")
     static let strict = Flag("strict", short: "s", help: "With OLD, require the two interfaces to be equivalent, not just compatible.")
 
     static let command = Command(
@@ -18,24 +17,23 @@ enum CandidCheckCommand {
             results may gain fields. Exit status: 0 valid (and compatible), 1 incompatible (with the method, \
             argument and field that break), 3 a .did file that does not parse or check (with line and column).
             """,
-        options: [strict], arguments: [newFile.spec, oldFile.spec],
+        options: [strict], arguments: [newFile, oldFile], relations: [.requires(strict, oldFile)],
         examples: [
             Example("omni candid check service.did", "Validate one interface."),
             Example("omni candid check new.did old.did", "Exit 0 if new.did can replace old.did, 1 with the reason if not."),
         ]
     ) { invocation in
-        let newPath = try invocation.argument(newFile) ?? "-"
-        let new = try CandidTypeOptions.loadInterface(newPath, invocation: invocation, label: "NEW")
-        guard let oldPath = try invocation.argument(oldFile) else {
-            if invocation.isGiven(strict) {
-                throw CLIError.usage("--strict compares two interfaces: give OLD too", commandPath: invocation.commandPath)
-            }
-            return .output(Validity(file: newPath, interface: new))
+        let newInput = try invocation.value(newFile)
+        let new = try CandidTypeOptions.loadInterface(newInput, invocation: invocation, label: "NEW")
+        guard let oldInput = try invocation.value(oldFile) else {
+            return .output(Validity(file: newInput.displayName, interface: new))
         }
-        let old = try CandidTypeOptions.loadInterface(oldPath, invocation: invocation, label: "OLD")
-        let isStrict = try invocation.flag(strict)
-        let mismatch = try new.upgradeMismatch(from: old, strict: isStrict)
-        let verdict = Compatibility(new: newPath, old: oldPath, strict: isStrict, mismatch: mismatch)
+        let old = try CandidTypeOptions.loadInterface(oldInput, invocation: invocation, label: "OLD")
+        let isStrict = try invocation.value(strict)
+        let compatibility = try new.checkUpgrade(from: old, strict: isStrict)
+        compatibility.warnings.forEach { invocation.note("warning: \($0)") }
+        let mismatch = compatibility.mismatch
+        let verdict = Compatibility(new: newInput.displayName, old: oldInput.displayName, strict: isStrict, mismatch: mismatch)
         return .output(verdict, exitCode: mismatch == nil ? .ok : .failure)
     }
 

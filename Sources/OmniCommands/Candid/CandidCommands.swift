@@ -11,7 +11,7 @@ public enum CandidCommands {
             discussion: """
                 Candid is the Internet Computer's interface description language. Values are written as Candid \
                 text, e.g. '(42 : nat, "hi", record { owner = principal "aaaaa-aa" })', or as JSON with \
-                --input json / --output json (see 'omni help candid-json'). Types come from --types '(nat, text)' \
+                --input-format json / --output json (see 'omni help candid-json'). Types come from --types '(nat, text)' \
                 or from a .did file with --did FILE --method NAME; with types, record fields and variant cases \
                 carry their names instead of hash numbers.
                 """,
@@ -28,13 +28,15 @@ enum CandidTypeOptions {
         help: "The argument types, e.g. '(nat, record { owner : principal })' (a single type needs no parentheses); "
             + "names resolve in --did's definitions.",
         source: .content)
-    static let did = Option<String>("did", short: "d", valueName: "FILE",
-                                    help: "A .did file (or - for stdin): its method types with --method, its type definitions for --types.",
-                                    source: .path)
+    static let did = Option<InputFile>("did", short: "d", valueName: "FILE",
+                                       help: "A .did file (or - for stdin): its method types with --method, its type definitions for --types.")
     static let method = Option<String>("method", short: "m", valueName: "NAME", help: "The method of --did's service whose types to use.")
     static let returns = Flag("returns", short: "r", help: "Use the method's result types instead of its argument types.")
 
     static let all: [any OptionDeclaration] = [types, did, method]
+    /// Every command taking the types declares these; one with --returns adds `returnsRelation`.
+    static let relations: [Relation] = [.conflicting(types, method), .requires(method, did)]
+    static let returnsRelation = Relation.requires(returns, method)
 
     /// Types and the environment their names resolve in, with a description for messages.
     struct Resolved {
@@ -45,41 +47,35 @@ enum CandidTypeOptions {
     /// The types given by --types or --did/--method, or nil when neither was given. `allowReturns` says whether the
     /// command declares --returns.
     static func resolve(_ invocation: Invocation, allowReturns: Bool) throws -> Resolved? {
-        let path = invocation.commandPath
-        let wantsResults = try allowReturns && invocation.flag(returns)
-        let methodName = try invocation.value(method)
-        if invocation.isGiven(types) && methodName != nil {
-            throw CLIError.usage("--types and --method cannot be combined: give the types or the method, not both", commandPath: path)
-        }
-        if wantsResults && methodName == nil {
-            throw CLIError.usage("--returns needs --did FILE --method NAME", commandPath: path)
-        }
+        let wantsResults = try allowReturns && invocation.value(returns)
         let interface = try invocation.value(did).map { try loadInterface($0, invocation: invocation, label: "--did") }
-        if let methodName {
-            guard let interface else { throw CLIError.usage("--method needs --did FILE", commandPath: path) }
+        if let methodName = try invocation.value(method), let interface {
             let function = try interface.requireMethod(methodName)
             return Resolved(types: wantsResults ? function.resultTypes : function.argumentTypes,
                             environment: interface.environment)
         }
-        if let text = try invocation.value(types) {
+        if let bytes = try invocation.bytes(of: types) {
             let environment = interface?.environment ?? CandidTypeEnvironment()
-            let parsed = try parseTypes(text, label: "--types")
+            let parsed = try parseTypes(bytes, label: "--types")
             try checkNames(parsed, in: environment, label: "--types")
             return Resolved(types: parsed, environment: environment)
         }
         if let interface {
             let methods = interface.service?.methods.map(\.name) ?? []
             throw CLIError.usage("--did needs --method NAME (or --types using its definitions)"
-                                 + (methods.isEmpty ? "" : "; methods: " + methods.joined(separator: ", ")), commandPath: path)
+                                 + (methods.isEmpty ? "" : "; methods: " + methods.joined(separator: ", ")),
+                                 commandPath: invocation.commandPath)
         }
         return nil
     }
 
-    /// `(T1, T2)` as an argument list, or a single type without parentheses.
-    static func parseTypes(_ text: String, label: String) throws -> [CandidType] {
+    /// `(T1, T2)` as an argument list, or a single type without parentheses; the bytes are read as strict UTF-8 by
+    /// the Candid parser, so a bad byte is reported where it is.
+    static func parseTypes(_ bytes: [UInt8], label: String) throws -> [CandidType] {
+        let start = bytes.firstIndex { !(($0 == 0x20) || ($0 >= 0x09 && $0 <= 0x0D)) }
         do throws(CandidError) {
-            if text.hasPrefix("(") { return try Candid.parseArgumentTypes(text).map(\.type) }
-            return [try Candid.parseType(text)]
+            if let start, bytes[start] == UInt8(ascii: "(") { return try Candid.parseArgumentTypes(utf8: bytes).map(\.type) }
+            return [try Candid.parseType(utf8: bytes)]
         } catch {
             throw error.labelled(label)
         }
@@ -95,35 +91,29 @@ enum CandidTypeOptions {
     }
 
     /// Reads and checks a .did file and its imports; `-` reads stdin (imports then resolve from the current directory).
-    static func loadInterface(_ path: String, invocation: Invocation, label: String) throws -> CandidInterface {
-        let text: String
+    static func loadInterface(_ file: InputFile, invocation: Invocation, label: String) throws -> CandidInterface {
+        let bytes = try invocation.read(file, label: label, limit: 16 << 20)
         let name: String
         let base: URL
-        if path == "-" {
-            if invocation.streams.stdinIsTerminal {
-                throw CLIError.usage("\(label) is '-' but stdin is a terminal; pipe the .did file in", commandPath: invocation.commandPath)
-            }
-            text = String(decoding: try invocation.streams.stdinBytes(), as: UTF8.self)
+        switch file {
+        case .standardInput:
             name = "<stdin>"
             base = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        } else {
-            text = String(decoding: try FileInput.read(path, label: label), as: UTF8.self)
+        case .path(let path):
             name = path
-            base = URL(fileURLWithPath: (path as NSString).expandingTildeInPath).deletingLastPathComponent()
+            base = URL(fileURLWithPath: path).deletingLastPathComponent()
         }
         do throws(CandidError) {
-            return try CandidInterface.parse(text, file: name, resolver: .fileSystem(base: base))
+            return try CandidInterface.parse(utf8: bytes, file: name, resolver: .fileSystem(base: base))
         } catch {
             throw error.labelled(name)
         }
     }
 
-    /// How a content value was given, to name it in errors: the file of `@FILE`, `<stdin>` for `-`, nil for literal text.
-    static func sourceName(of word: String?) -> String? {
-        guard let word else { return "<stdin>" }
-        if word == "-" { return "<stdin>" }
-        if word.hasPrefix("@") && !word.hasPrefix("@@") { return String(word.dropFirst()) }
-        return nil
+    /// Transitional for the IC commands' `--candid FILE` (moving to `--did`).
+    static func loadInterface(_ path: String, invocation: Invocation, label: String) throws -> CandidInterface {
+        guard let file = InputFile(argument: path) else { throw CLIError.usage("\(label) needs a file", commandPath: invocation.commandPath) }
+        return try loadInterface(file, invocation: invocation, label: label)
     }
 }
 
@@ -150,13 +140,13 @@ struct CandidValuesOutput: Renderable {
 
 /// Work-budget option shared by the commands that read untrusted messages.
 enum CandidLimitOptions {
-    static let workBudget = Option<Int>(
+    static let workBudget = DefaultedOption<Int>(
         "work-budget", valueName: "UNITS",
         help: "Decoding work limit (about one unit per value; blobs and text count per 64 bytes). Raise it for large trusted messages.",
         default: CandidLimits.default.workBudget, environment: "OMNI_CANDID_WORK_BUDGET", config: "candid.work_budget")
 
     static func limits(_ invocation: Invocation) throws -> CandidLimits {
-        let budget = try invocation.value(workBudget) ?? CandidLimits.default.workBudget
+        let budget = try invocation.value(workBudget)
         guard budget > 0 else {
             throw CLIError.usage("--work-budget must be positive", commandPath: invocation.commandPath)
         }
@@ -167,11 +157,11 @@ enum CandidLimitOptions {
 }
 
 extension CandidCommands {
-    /// `omni help candid-json`: the Candid ⇄ JSON mapping of `--input json` and `--output json` (docs/candid-json.md).
+    /// `omni help candid-json`: the Candid ⇄ JSON mapping of `--input-format json` and `--output json` (docs/candid-json.md).
     public static var jsonTopic: HelpTopic {
         HelpTopic("candid-json", abstract: "How Candid values map to JSON and back.", body: """
             'omni candid decode --output json' prints the arguments as a JSON array; 'omni candid encode \
-            --input json' reads one back (JSON alone cannot say whether 5 is a nat8 or an int, so encoding JSON \
+            --input-format json' reads one back (JSON alone cannot say whether 5 is a nat8 or an int, so encoding JSON \
             needs --types or --did/--method).
 
               Candid                          JSON

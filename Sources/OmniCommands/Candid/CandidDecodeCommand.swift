@@ -4,11 +4,11 @@ import OmniCodec
 
 /// `omni candid decode`: a binary message to Candid text or JSON.
 enum CandidDecodeCommand {
-    static let message = Argument<String>(
+    static let message = OptionalArgument<String>(
         "MESSAGE", help: "The message: hex by default (whitespace and a 0x prefix are ignored); read from stdin when omitted.",
-        optional: true, source: .content)
-    static let input = Option<InputFormat>(
-        "input", short: "i", valueName: "FORMAT",
+        source: .content)
+    static let input = DefaultedOption<InputFormat>(
+        "input-format", short: "i", valueName: "FORMAT",
         help: "How MESSAGE is written: hex, binary (raw bytes from @FILE or -), or blob (a Candid blob \"…\" literal).",
         default: .hex)
     static let compact = Flag("compact", help: "Print the values on one line instead of wrapping at 80 columns.")
@@ -24,42 +24,38 @@ enum CandidDecodeCommand {
             the message's own types are used, and record fields can only show their hash numbers.
             """,
         options: [input] + CandidTypeOptions.all + [CandidTypeOptions.returns, compact, CandidLimitOptions.workBudget],
-        arguments: [message.spec],
+        arguments: [message],
+        relations: CandidTypeOptions.relations + [CandidTypeOptions.returnsRelation],
         examples: [
             Example("omni candid decode 4449444c00027d712a026869", "Prints (42 : nat, \"hi\")."),
             Example("omni candid decode --did ledger.did --method icrc1_transfer --returns @reply.hex",
                     "Decode a reply with the method's result types, so fields have names."),
-            Example("omni candid decode --input binary --output json - < message.bin", "Raw bytes from stdin to JSON."),
-            Example("omni candid decode --input blob 'blob \"DIDL\\00\\01\\71\\02hi\"'", "Decode a blob literal."),
+            Example("omni candid decode --input-format binary --output json - < message.bin", "Raw bytes from stdin to JSON."),
+            Example("omni candid decode --input-format blob 'blob \"DIDL\\00\\01\\71\\02hi\"'", "Decode a blob literal."),
         ],
         outputAliases: [OutputAlias("candid", as: .text, meaning: "Candid text, the default")]
     ) { invocation in
         let path = invocation.commandPath
-        let format = try invocation.value(input) ?? .hex
+        let format = try invocation.value(input)
         let limits = try CandidLimitOptions.limits(invocation)
         let resolved = try CandidTypeOptions.resolve(invocation, allowReturns: true)
-        let raw = invocation.parsed.positionals.first
-        if format == .binary, let raw, raw != "-", !raw.hasPrefix("@") || raw.hasPrefix("@@") {
-            throw CLIError.usage("--input binary reads raw bytes: give MESSAGE as @FILE or - (stdin)", commandPath: path)
+        if format == .binary, let word = invocation.word(of: message), word != "-", invocation.sourceName(of: message) == nil {
+            throw CLIError.usage("--input-format binary reads raw bytes: give MESSAGE as @FILE or - (stdin)", commandPath: path)
         }
-        let given: [UInt8]
-        if raw != nil, let bytes = try invocation.bytes(of: message) {
-            given = bytes
-        } else {
-            if invocation.streams.stdinIsTerminal {
-                throw CLIError.usage("missing MESSAGE: give it as an argument, @FILE, or pipe it in", commandPath: path)
-            }
-            given = try invocation.streams.stdinBytes()
-        }
+        let given = try invocation.bytes(of: message) ?? invocation.read(.standardInput, label: "MESSAGE")
         let bytes: [UInt8]
         switch format {
         case .hex: bytes = try decodeHex(given)
         case .binary: bytes = given
-        case .blob: bytes = try decodeBlobLiteral(String(decoding: given, as: UTF8.self), source: CandidTypeOptions.sourceName(of: raw))
+        case .blob:
+            let source = invocation.word(of: message) == nil ? "<stdin>" : invocation.sourceName(of: message)
+            bytes = try decodeBlobLiteral(given, source: source)
         }
         let values: [CandidValue]
         if let resolved {
-            values = try Candid.decode(bytes, types: resolved.types, environment: resolved.environment, limits: limits)
+            var warnings: [CandidWarning] = []
+            values = try Candid.decode(bytes, types: resolved.types, environment: resolved.environment, limits: limits, warnings: &warnings)
+            warnings.forEach { invocation.note("warning: \($0)") }
         } else {
             values = try Candid.decode(bytes, limits: limits)
             if values.contains(where: \.hasHashedLabels) {
@@ -72,7 +68,7 @@ enum CandidDecodeCommand {
             invocation.detail("message types: " + (definitions + [Candid.print(argumentTypes: types.map { CandidArgument($0) }, style: .compact)])
                 .joined(separator: " "))
         }
-        return .output(CandidValuesOutput(values: values, compact: try invocation.flag(compact)))
+        return .output(CandidValuesOutput(values: values, compact: try invocation.value(compact)))
     }
 
     /// Hex digits with any whitespace (e.g. `xxd -p` line breaks) and an optional `0x`; errors give the offset in
@@ -91,10 +87,10 @@ enum CandidDecodeCommand {
         if digits.isEmpty { throw CodecError(.malformed, format: "hex", "the message is empty") }
         // The usual mix-ups: a binary message or a blob literal given as hex.
         if digits.starts(with: Array("DIDL".utf8)) {
-            throw CodecError(.malformed, format: "hex", "MESSAGE is a binary message (it starts with DIDL): add --input binary", offset: 0)
+            throw CodecError(.malformed, format: "hex", "MESSAGE is a binary message (it starts with DIDL): add --input-format binary", offset: 0)
         }
         if digits.starts(with: Array("blob".utf8)) || digits.first == UInt8(ascii: "\"") {
-            throw CodecError(.malformed, format: "hex", "MESSAGE is a Candid blob literal: add --input blob", offset: 0)
+            throw CodecError(.malformed, format: "hex", "MESSAGE is a Candid blob literal: add --input-format blob", offset: 0)
         }
         do {
             return try Hex.decode(utf8: digits)
@@ -109,11 +105,11 @@ enum CandidDecodeCommand {
     }
 
     /// `blob "\44\49…"`; the `blob` keyword may be left out.
-    static func decodeBlobLiteral(_ text: String, source: String?) throws -> [UInt8] {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        let literal = trimmed.hasPrefix("\"") ? "blob " + trimmed : trimmed
+    static func decodeBlobLiteral(_ text: [UInt8], source: String?) throws -> [UInt8] {
+        var literal = Array(text.drop { $0 == 0x20 || (0x09...0x0D).contains($0) })
+        if literal.first == UInt8(ascii: "\"") { literal = Array("blob ".utf8) + literal }
         do throws(CandidError) {
-            guard let bytes = try Candid.parseValue(literal, type: .blob).blobValue else {
+            guard let bytes = try Candid.parseValue(utf8: literal, type: .blob).blobValue else {
                 throw CandidError(.typeMismatch, "expected a blob literal")
             }
             return bytes

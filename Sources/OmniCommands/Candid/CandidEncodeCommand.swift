@@ -4,13 +4,13 @@ import OmniCodec
 
 /// `omni candid encode`: Candid text (or JSON with types) to a binary message.
 enum CandidEncodeCommand {
-    static let valuesArgument = Argument<String>(
-        "VALUES", help: "The argument list as Candid text, e.g. '(42 : nat, \"hi\")', or JSON with --input json; "
+    static let valuesArgument = OptionalArgument<String>(
+        "VALUES", help: "The argument list as Candid text, e.g. '(42 : nat, \"hi\")', or JSON with --input-format json; "
             + "read from stdin when omitted.",
-        optional: true, source: .content)
-    static let input = Option<InputFormat>("input", short: "i", valueName: "FORMAT",
-                                           help: "How VALUES are written: candid text, or json (needs types).", default: .candid)
-    static let format = Option<MessageFormat>(
+        source: .content)
+    static let input = DefaultedOption<InputFormat>("input-format", short: "i", valueName: "FORMAT",
+                                                    help: "How VALUES are written: candid text, or json (needs types).", default: .candid)
+    static let format = DefaultedOption<MessageFormat>(
         "format", short: "f", valueName: "FORMAT",
         help: "How to print the message: hex, binary (raw bytes; not to a terminal unless --force), or blob "
             + "(a Candid blob literal).",
@@ -29,58 +29,53 @@ enum CandidEncodeCommand {
             arguments are null) and record fields are checked by name.
             """,
         options: [input, format] + CandidTypeOptions.all + [force],
-        arguments: [valuesArgument.spec],
+        arguments: [valuesArgument],
+        relations: CandidTypeOptions.relations,
         examples: [
             Example("omni candid encode '(42 : nat, \"hi\")'", "Prints 4449444c00027d712a026869."),
             Example("omni candid encode --types '(record { owner : principal; amount : nat })' "
                     + "'(record { owner = principal \"aaaaa-aa\"; amount = 5 })'", "Encode at explicit types."),
-            Example("omni candid encode --did ledger.did --method icrc1_balance_of --input json '[{\"owner\": \"aaaaa-aa\"}]'",
+            Example("omni candid encode --did ledger.did --method icrc1_balance_of --input-format json '[{\"owner\": \"aaaaa-aa\"}]'",
                     "Encode a method's arguments from JSON."),
             Example("omni candid encode '(\"hi\")' --format binary > message.bin", "Write the raw bytes to a file."),
         ]
     ) { invocation in
         let path = invocation.commandPath
-        let inputFormat = try invocation.value(input) ?? .candid
-        let messageFormat = try invocation.value(format) ?? .hex
-        let isForced = try invocation.flag(force)
-        if messageFormat == .binary && invocation.outputFormat == .json {
+        let inputFormat = try invocation.value(input)
+        let messageFormat = try invocation.value(format)
+        if messageFormat == .binary && invocation.outputFormat.isJSON {
             throw CLIError.usage("--format binary writes raw bytes; it cannot be combined with --output json", commandPath: path)
         }
+        let isForced = try invocation.value(force)
         if messageFormat == .binary && invocation.streams.stdoutIsTerminal && !isForced {
             throw CLIError.usage("refusing to write binary to a terminal; redirect stdout (> message.bin), "
                                  + "use --format hex, or add --force", commandPath: path)
         }
         let resolved = try CandidTypeOptions.resolve(invocation, allowReturns: false)
-        let text = try readValues(invocation)
-        let source = CandidTypeOptions.sourceName(of: invocation.parsed.positionals.first)
+        if inputFormat == .json && resolved == nil {
+            throw CLIError.usage("--input-format json needs types: give --types '(…)' or --did FILE --method NAME", commandPath: path)
+        }
+        // Offline inputs are all read before anything is encoded; bytes stay bytes until a strict parser reads them.
+        let bytes = try invocation.bytes(of: valuesArgument) ?? invocation.read(.standardInput, label: "VALUES")
+        let source = invocation.word(of: valuesArgument) == nil ? "<stdin>" : invocation.sourceName(of: valuesArgument)
+        let environment = resolved?.environment ?? CandidTypeEnvironment()
         let values: [CandidValue]
         switch inputFormat {
         case .candid:
             do throws(CandidError) {
-                values = try Candid.parseArguments(text, types: resolved?.types, environment: resolved?.environment ?? CandidTypeEnvironment())
+                values = try Candid.parseArguments(utf8: bytes, types: resolved?.types, environment: environment)
             } catch { throw error.labelled(source) }
         case .json:
-            guard let resolved else {
-                throw CLIError.usage("--input json needs types: give --types '(…)' or --did FILE --method NAME", commandPath: path)
-            }
-            let json = try JSONValue.parse(text)
-            values = try Candid.arguments(fromJSON: json, types: resolved.types, environment: resolved.environment)
+            let json: JSONValue
+            do throws(CodecError) { json = try JSONValue.parse(bytes) } catch { throw error.labelled(source ?? "VALUES") }
+            values = try Candid.arguments(fromJSON: json, types: resolved?.types ?? [], environment: environment)
         }
-        let message = try Candid.encode(values, types: resolved?.types, environment: resolved?.environment ?? CandidTypeEnvironment())
+        let message = try Candid.encode(values, types: resolved?.types, environment: environment)
         if messageFormat == .binary {
-            invocation.streams.outBytes(message)
+            try invocation.write(message, to: .standardOutput, label: "stdout")
             return .success
         }
         return .output(EncodedMessage(bytes: message, format: messageFormat))
-    }
-
-    /// VALUES, or all of stdin when it is omitted.
-    static func readValues(_ invocation: Invocation) throws -> String {
-        if let text = try invocation.argument(valuesArgument) { return text }
-        if invocation.streams.stdinIsTerminal {
-            throw CLIError.usage("missing VALUES: give them as an argument, @FILE, or pipe them in", commandPath: invocation.commandPath)
-        }
-        return String(decoding: try invocation.streams.stdinBytes(), as: UTF8.self)
     }
 
     struct EncodedMessage: Renderable {

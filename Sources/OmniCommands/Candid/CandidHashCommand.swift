@@ -4,7 +4,7 @@ import OmniCodec
 
 /// `omni candid hash`: the field-id hash of names.
 enum CandidHashCommand {
-    static let names = Argument<String>("NAME", help: "Field or variant case names.", variadic: true)
+    static let names = VariadicArgument<String>("NAME", help: "Field or variant case names.")
 
     static let command = Command(
         "hash", abstract: "Print the Candid field id of a name (the hash records and variants use on the wire).",
@@ -12,13 +12,13 @@ enum CandidHashCommand {
             The id is sum(utf8[i] * 223^(n-1-i)) mod 2^32 over the name's UTF-8 bytes. Useful to read messages \
             decoded without types, whose fields show as numbers. With several names, prints 'ID NAME' per line.
             """,
-        arguments: [names.spec],
+        arguments: [names],
         examples: [
             Example("omni candid hash foo", "Prints 5097222."),
             Example("omni candid hash owner subaccount --output json", "Both ids as JSON."),
         ]
     ) { invocation in
-        let words = try invocation.arguments(names)
+        let words = try invocation.value(names)
         guard !words.isEmpty else { throw CLIError.usage("missing argument <name>", commandPath: invocation.commandPath) }
         return .output(Hashes(entries: words.map { ($0, Candid.hash($0)) }))
     }

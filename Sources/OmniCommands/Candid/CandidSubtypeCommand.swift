@@ -1,4 +1,3 @@
-import Foundation
 import OmniCLI
 import OmniCandid
 import OmniCodec
@@ -8,8 +7,8 @@ enum CandidSubtypeCommand {
     static let subType = Argument<String>("T1", help: "The candidate subtype, e.g. 'record { a : nat; b : text }', or an argument list '(nat, text)'.",
                                           source: .content)
     static let superType = Argument<String>("T2", help: "The supertype (an argument list when T1 is one).", source: .content)
-    static let did = Option<String>("did", short: "d", valueName: "FILE", help: "A .did file whose type definitions the names in T1 and T2 refer to.",
-                                    source: .path)
+    static let did = Option<InputFile>("did", short: "d", valueName: "FILE",
+                                       help: "A .did file whose type definitions the names in T1 and T2 refer to.")
 
     static let command = Command(
         "subtype", abstract: "Check whether T1 is a subtype of T2 (exit 0 yes, 1 no with the reason).",
@@ -20,7 +19,7 @@ enum CandidSubtypeCommand {
             coinductively. A value of T1 can then always be decoded at T2. Argument lists '(…)' compare like \
             method arguments: extra trailing values are allowed, missing ones must be optional.
             """,
-        options: [did], arguments: [subType.spec, superType.spec],
+        options: [did], arguments: [subType, superType],
         examples: [
             Example("omni candid subtype nat int", "Exit 0: every nat is an int."),
             Example("omni candid subtype 'record { a : nat }' 'record { a : nat; b : nat }'",
@@ -30,20 +29,22 @@ enum CandidSubtypeCommand {
     ) { invocation in
         let environment = try invocation.value(did)
             .map { try CandidTypeOptions.loadInterface($0, invocation: invocation, label: "--did").environment } ?? CandidTypeEnvironment()
-        let first = (try invocation.argument(subType) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        let second = (try invocation.argument(superType) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        let a = try parse(first, label: "T1"), b = try parse(second, label: "T2")
-        try CandidTypeOptions.checkNames([a], in: environment, label: "T1")
-        try CandidTypeOptions.checkNames([b], in: environment, label: "T2")
-        let mismatch = try Candid.subtypeMismatch(a, in: environment, of: b, in: environment)
-        return .output(Verdict(sub: first, super: second, mismatch: mismatch),
+        let first = try invocation.bytes(of: subType) ?? [], second = try invocation.bytes(of: superType) ?? []
+        let subTypes = try CandidTypeOptions.parseTypes(first, label: "T1")
+        let superTypes = try CandidTypeOptions.parseTypes(second, label: "T2")
+        try CandidTypeOptions.checkNames(subTypes, in: environment, label: "T1")
+        try CandidTypeOptions.checkNames(superTypes, in: environment, label: "T2")
+        let firstText = try invocation.text(of: subType)?.trimmedWhitespace ?? ""
+        let secondText = try invocation.text(of: superType)?.trimmedWhitespace ?? ""
+        // Argument lists compare as arguments ("argument 2"), not as the tuple records they resemble.
+        let compatibility = firstText.hasPrefix("(") && secondText.hasPrefix("(")
+            ? try Candid.checkSubtype(arguments: subTypes, in: environment, of: superTypes, in: environment)
+            : try Candid.checkSubtype(firstText.hasPrefix("(") ? .tuple(subTypes) : subTypes[0], in: environment,
+                                      of: secondText.hasPrefix("(") ? .tuple(superTypes) : superTypes[0], in: environment)
+        compatibility.warnings.forEach { invocation.note("warning: \($0)") }
+        let mismatch = compatibility.mismatch
+        return .output(Verdict(sub: firstText, super: secondText, mismatch: mismatch),
                        exitCode: mismatch == nil ? .ok : .failure)
-    }
-
-    /// A type, or an argument list as the tuple record it is compared like.
-    static func parse(_ text: String, label: String) throws -> CandidType {
-        let types = try CandidTypeOptions.parseTypes(text, label: label)
-        return text.hasPrefix("(") ? .tuple(types) : types[0]
     }
 
     struct Verdict: Renderable {

@@ -79,6 +79,8 @@ public enum ErrorMapping {
             return ErrorReport(kind: "invalid_type", message: error.description, exitCode: .malformedInput)
         case .importFailed:
             return ErrorReport(kind: "import_failed", message: error.description, exitCode: .malformedInput)
+        case .duplicateLabel:
+            return ErrorReport(kind: "duplicate_label", message: error.description, exitCode: .malformedInput)
         }
     }
 
