@@ -24,9 +24,9 @@ public struct Command: Sendable {
     public var outputAliases: [OutputAlias]
     /// Rules between parameters, checked before the body runs (see `Relation`).
     public var relations: [Relation]
-    /// The command emits a stream of items (`Invocation.emitItem`): one line each with `--output jsonl`, one JSON
-    /// array with `json` (written as the items come, so memory stays flat), one text block each with `text`.
-    public var streaming: Bool
+    /// Whether the command emits a stream of items (`Invocation.emitItem`): one line each with `--output jsonl`, one
+    /// JSON array with `json` (written as the items come, so memory stays flat), one text block each with `text`.
+    public var streaming: Streaming
     public var body: Body?
 
     public init(
@@ -34,7 +34,7 @@ public struct Command: Sendable {
         options: [any OptionDeclaration] = [], arguments: [any ArgumentDeclaration] = [],
         relations: [Relation] = [], subcommands: [Command] = [], examples: [Example] = [], aliases: [String] = [],
         section: String? = nil, hidden: Bool = false, outputAliases: [OutputAlias] = [],
-        streaming: Bool = false, body: Body? = nil
+        streaming: Streaming = .never, body: Body? = nil
     ) {
         self.name = name
         self.abstract = abstract
@@ -59,7 +59,7 @@ public struct Command: Sendable {
         options: [any OptionDeclaration] = [], arguments: [ArgumentSpec],
         subcommands: [Command] = [], examples: [Example] = [], aliases: [String] = [],
         section: String? = nil, hidden: Bool = false, outputAliases: [OutputAlias] = [],
-        streaming: Bool = false, body: Body? = nil
+        streaming: Streaming = .never, body: Body? = nil
     ) {
         self.init(name, abstract: abstract, discussion: discussion, options: options, arguments: [any ArgumentDeclaration](),
                   subcommands: subcommands, examples: examples, aliases: aliases, section: section, hidden: hidden,
@@ -80,6 +80,38 @@ public struct Command: Sendable {
     public func subcommand(named word: String) -> Command? {
         subcommands.first { $0.name == word || $0.aliases.contains(word) }
     }
+}
+
+/// When a command's output is a stream of items rather than one result.
+public struct Streaming: Sendable, ExpressibleByBooleanLiteral {
+    /// The parameter whose presence on the command line makes the output a stream (`--batch FILE`); nil: always.
+    let trigger: String?
+    let always: Bool
+
+    public static let never = Streaming(trigger: nil, always: false)
+    public static let always = Streaming(trigger: nil, always: true)
+    /// A stream only when `parameter` is given (a one-verdict command with `--batch`): a single answer stays one
+    /// JSON object.
+    public static func when(_ parameter: any ParameterDeclaration) -> Streaming {
+        Streaming(trigger: parameter.parameterKey, always: false)
+    }
+
+    public init(booleanLiteral value: Bool) { self = value ? .always : .never }
+    init(trigger: String?, always: Bool) {
+        self.trigger = trigger
+        self.always = always
+    }
+
+    /// Whether a parsed command line streams.
+    func applies(to parsed: ParsedCommandLine) -> Bool {
+        if always { return true }
+        guard let trigger else { return false }
+        return parsed.options[trigger] != nil
+            || !(parsed.command.arguments.assign(parsed.positionals)[trigger] ?? []).isEmpty
+    }
+
+    /// For help dumps: "always", "with --batch", nil.
+    var summary: String? { always ? "always" : trigger.map { "with --\($0)" } }
 }
 
 /// A command's own name for a form of its output (`omni ic query … --output hex`). It selects a global format for

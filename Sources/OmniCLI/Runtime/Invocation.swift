@@ -40,6 +40,9 @@ public final class Invocation: @unchecked Sendable {
 
     public var commandPath: [String] { parsed.commandNames }
 
+    /// This command line's output is a stream of items (`Command.streaming`).
+    public var isStreaming: Bool { parsed.command.streaming.applies(to: parsed) }
+
     /// The command's own output form given with `--output` on the command line (`hex` for `omni ic query`), if any.
     public var outputAlias: OutputAlias? {
         parsed.options[CommandLineTool.outputOption.spec.name]?.last.flatMap { parsed.command.outputAlias(named: $0) }
@@ -323,9 +326,9 @@ public final class Invocation: @unchecked Sendable {
     }
 
     /// Writes one item of a streaming command: a line in jsonl, an element of the one array in json, text in text.
+    /// On a command line that does not stream (`Streaming.when` not triggered) the item is the one result document.
     public func emitItem(_ model: any Renderable) {
-        precondition(parsed.command.streaming, "emitItem from a command not declared streaming")
-        stream.emit(model)
+        if isStreaming { stream.emit(model) } else { emit(model) }
     }
 
     /// A note for people on stderr (never on stdout); suppressed by `--quiet`.
