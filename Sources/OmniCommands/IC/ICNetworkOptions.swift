@@ -102,7 +102,7 @@ enum ICNetworkOptions {
         case .accepted:
             progress.update("accepted")
             invocation.detail(event.description)
-        case .clockSkewCorrected, .nodeKeysRefreshing, .cacheWriteFailed:
+        case .clockSkewCorrected, .refusalContradicted, .nodeKeysRefreshing, .cacheWriteFailed:
             invocation.note("note: " + event.description)
         case .endpointFallback, .nodeKeysFetched, .nodeKeysFromCache:
             invocation.detail(event.description)

@@ -9,6 +9,8 @@ public enum IngressExpiry {
     /// The IC accepts expiries up to about 5 minutes ahead; agent-rs and agent-js use 3.
     public static let defaultLifetime: UInt64 = 180 * nanosecondsPerSecond
     public static let minute: UInt64 = 60 * nanosecondsPerSecond
+    /// The latest expiry the IC accepts, after its current time: 5 minutes plus 30 s of permitted drift.
+    public static let maxAcceptedLifetime: UInt64 = 5 * minute + 30 * nanosecondsPerSecond
 
     /// The expiry for a request made at local time `now` (ns since the epoch).
     ///
@@ -30,8 +32,8 @@ public enum IngressExpiry {
     }
 }
 
-/// The difference between the replica's clock and ours, learnt from certified time or from the replica's
-/// "ingress_expiry not within expected range" error.
+/// The difference between the replica's clock and ours, learnt from certified time or (unauthenticated, so only
+/// believed within the time tolerance) from the replica's "ingress_expiry not within expected range" error.
 public enum ClockSkew {
     /// The skew (replica − local, ns) given a replica time observed at local time `localNow`, clamped to Int64.
     public static func skew(replicaTime: UInt64, localNow: UInt64) -> Int64 {
@@ -52,6 +54,14 @@ public enum ClockSkew {
         let magnitude = skew.magnitude
         return time > magnitude ? time - magnitude : 0
     }
+
+    /// "local clock is 600 s behind the network" (or "ahead of"), for a skew of replica − local nanoseconds.
+    public static func describeLocalClock(_ skew: Int64) -> String {
+        let seconds = (skew.magnitude + nanosecondsHalfSecond) / IngressExpiry.nanosecondsPerSecond
+        return "local clock is \(seconds) s \(skew >= 0 ? "behind" : "ahead of") the network"
+    }
+
+    private static let nanosecondsHalfSecond: UInt64 = IngressExpiry.nanosecondsPerSecond / 2
 
     /// The replica's current time read from its "Specified ingress_expiry not within expected range" message,
     /// whose "Minimum allowed expiry" is the replica's clock (`2025-05-01 23:55:18.005285297 UTC`); nil when the
