@@ -24,7 +24,8 @@ public enum TruAPIJSON {
     }
 
     /// Reads a frame description: `request_id`, then `method` and `kind` or `discriminant`, then `payload` (JSON
-    /// in the mapping) or `payload_hex` (raw bytes). Errors name the JSON path.
+    /// in the mapping) and/or `payload_hex` (raw bytes; used as given when `payload` is absent or null, and
+    /// checked against `payload` otherwise). Errors name the JSON path.
     public static func message(from json: JSONValue) throws(TruAPIError) -> (message: TruAPIMessage, rawPayload: [UInt8]?) {
         guard let object = json.objectValue else { throw TruAPIError(.malformed, "frame description: expected a JSON object") }
         let known: Set<String> = ["request_id", "method", "kind", "discriminant", "payload", "payload_hex", "trailing_bytes"]
@@ -35,14 +36,14 @@ public enum TruAPIJSON {
             throw TruAPIError(.malformed, "frame description: request_id must be a string")
         }
         let (method, kind) = try methodAndKind(object)
-        if object["payload"] != nil, object["payload_hex"] != nil {
-            throw TruAPIError(.malformed, "frame description: give payload or payload_hex, not both")
-        }
+        var rawPayload: [UInt8]?
         if let hex = object["payload_hex"] {
             guard let text = hex.stringValue else { throw TruAPIError(.malformed, "frame description: payload_hex must be a string") }
-            let bytes: [UInt8]
-            do { bytes = try Hex.decode(text, allowPrefix: true) } catch { throw TruAPIError.malformed(error, "payload_hex") }
-            return (TruAPIMessage(requestID: requestID, method: method, kind: kind, payload: nil), bytes)
+            do { rawPayload = try Hex.decode(text, allowPrefix: true) } catch { throw TruAPIError.malformed(error, "payload_hex") }
+        }
+        // payload_hex alone (or beside a null payload) gives the bytes as they are: an empty start stays empty.
+        if let rawPayload, object["payload"]?.isNull ?? true {
+            return (TruAPIMessage(requestID: requestID, method: method, kind: kind, payload: nil), rawPayload)
         }
         let payloadJSON = object["payload"] ?? .null
         let payload: SCALEValue?
@@ -63,7 +64,17 @@ public enum TruAPIJSON {
             }
             payload = nil
         }
-        return (TruAPIMessage(requestID: requestID, method: method, kind: kind, payload: payload), nil)
+        let message = TruAPIMessage(requestID: requestID, method: method, kind: kind, payload: payload)
+        if let rawPayload {
+            // Both given (as 'frame decode' prints them): they must say the same, or an edit was half done.
+            let encoded: [UInt8]
+            do { encoded = try message.payloadBytes() } catch { throw TruAPIError(.malformed, "frame description: \(error.description)") }
+            guard encoded == rawPayload else {
+                throw TruAPIError(.malformed, "frame description: payload and payload_hex disagree (payload encodes to 0x"
+                                  + Hex.encode(encoded) + "); drop one of them")
+            }
+        }
+        return (message, nil)
     }
 
     /// The frame a description stands for.

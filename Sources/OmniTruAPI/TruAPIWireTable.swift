@@ -29,7 +29,7 @@ public struct TruAPIMethod: Sendable, Equatable {
     public let firstID: UInt8
     /// The request (or start) envelope; nil when the method takes none (the host ignores those bytes).
     public let requestType: String?
-    /// The Ok envelope of a request method (its V1 content is what a response carries).
+    /// The Ok envelope of a request method (its V1 content is what a response carries); nil for a plain unit Ok.
     public let okType: String?
     /// The error envelope: a request's Domain error, or a typed subscription's interrupt error (nil: plain).
     public let errorType: String?
@@ -108,7 +108,7 @@ public enum TruAPIWireTable {
         .hostSubscription("chat_custom_message_render", 52, "ProductChatCustomMessageRenderRequest", item: "ProductChatCustomMessageRenderItem", error: nil, execution: "Worker"),
         .subscription("statement_store_subscribe", 56, "RemoteStatementStoreSubscribeRequest", item: "RemoteStatementStoreSubscribeItem", error: "RemoteStatementStoreSubscribeError"),
         .request("statement_store_create_proof", 60, "RemoteStatementStoreCreateProofRequest", ok: "RemoteStatementStoreCreateProofResponse", error: "RemoteStatementStoreCreateProofError"),
-        .request("statement_store_submit", 62, "RemoteStatementStoreSubmitRequest", ok: "()", error: "RemoteStatementStoreSubmitError"),
+        .request("statement_store_submit", 62, "RemoteStatementStoreSubmitRequest", ok: nil, error: "RemoteStatementStoreSubmitError"),
         .subscription("preimage_lookup_subscribe", 64, "RemotePreimageLookupSubscribeRequest", item: "RemotePreimageLookupSubscribeItem", error: nil),
         .request("preimage_submit", 68, "RemotePreimageSubmitRequest", ok: "RemotePreimageSubmitResponse", error: "RemotePreimageSubmitError"),
         .subscription("chain_follow_head_subscribe", 76, "RemoteChainHeadFollowRequest", item: "RemoteChainHeadFollowItem", error: nil),
