@@ -205,6 +205,7 @@ extension SCALECodec {
             if case .versioned = type { isVersioned = true } else { isVersioned = false }
             let name: String
             let content: JSONValue
+            var unwrapped = false
             if let text = json.stringValue, variants.contains(where: { $0.name == text && $0.isUnit }), !isVersioned {
                 name = text
                 content = .null
@@ -215,13 +216,15 @@ extension SCALECodec {
             } else if isVersioned, let first = variants.first(where: { $0.index == 0 }) {
                 name = first.name
                 content = json
+                unwrapped = true
             } else {
                 let names = variants.map { $0.isUnit ? "\"\($0.name)\"" : "{\"\($0.name)\": …}" }.joined(separator: ", ")
                 throw wrong("expected one of \(names)")
             }
             let variant = variants.first(where: { $0.name == name })!
-            path.append("." + name)
-            defer { path.removeLast() }
+            // The JSON path follows the JSON: an unwrapped V1 content has no `.V1` level.
+            if !unwrapped { path.append("." + name) }
+            defer { if !unwrapped { path.removeLast() } }
             switch variant.payload {
             case .none:
                 guard content.isNull else { throw wrong("variant \(name) has no payload: give \"\(name)\"") }
