@@ -6,10 +6,12 @@ public enum ConnectWalletDecision: Sendable, Equatable {
     case approve
     case reject(ConnectReject)
 
+    public static let defaultRejectReason = "wallet rejected the session"
+
     /// A rejection with the usual numeric code for a reject code id (401 for USER_DENIED and UNAUTHORIZED).
-    public static func reject(codeID: String, reason: String? = nil) -> ConnectWalletDecision {
+    public static func reject(codeID: String, reason: String = defaultRejectReason) -> ConnectWalletDecision {
         let code: UInt16 = ["USER_DENIED", "UNAUTHORIZED"].contains(codeID) ? 401 : 400
-        return .reject(ConnectReject(code: code, codeID: codeID, reason: reason ?? "wallet rejected the session"))
+        return .reject(ConnectReject(code: code, codeID: codeID, reason: reason))
     }
 }
 
