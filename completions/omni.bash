@@ -67,7 +67,7 @@ _omni_options() {
         'omni connect app sign-raw') echo '--node --network-id --chain-id --generation --app-key-file --timeout --ping-interval --token-transport --meta-name --meta-url --advertise-node --keep-session --domain-tag --data --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni connect app sign-tx') echo '--node --network-id --chain-id --generation --app-key-file --timeout --ping-interval --token-transport --meta-name --meta-url --advertise-node --keep-session --tx-file --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni connect wallet') echo '--uri --account-key-file --account-id --approve --reject --reason --auto-sign --allow-domain --node --generation --timeout --token-transport --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect relay') echo '--listen --network-id --chain-id --generation --session-ttl --heartbeat-interval --ping-miss-tolerance --frame-max-bytes --buffer-max-bytes --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
+        'omni connect relay') echo '--listen --network-id --chain-id --generation --session-ttl --heartbeat-interval --ping-miss-tolerance --frame-max-bytes --buffer-max-bytes --max-buffered-bytes --max-sessions --registrations-per-minute --idle-timeout --close-timeout --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni connect session') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni connect session create') echo '--node --network-id --chain-id --generation --app-key-file --out-file --show-secrets --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni connect session status') echo '--node --sid --management-token-file --generation --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
@@ -570,6 +570,11 @@ _omni_option_values() {
         'omni connect relay|--ping-miss-tolerance') echo '__value__';;
         'omni connect relay|--frame-max-bytes') echo '__value__';;
         'omni connect relay|--buffer-max-bytes') echo '__value__';;
+        'omni connect relay|--max-buffered-bytes') echo '__value__';;
+        'omni connect relay|--max-sessions') echo '__value__';;
+        'omni connect relay|--registrations-per-minute') echo '__value__';;
+        'omni connect relay|--idle-timeout') echo '__value__';;
+        'omni connect relay|--close-timeout') echo '__value__';;
         'omni connect relay|--output') echo 'text json jsonl';;
         'omni connect relay|-o') echo 'text json jsonl';;
         'omni connect relay|--color') echo 'auto always never';;

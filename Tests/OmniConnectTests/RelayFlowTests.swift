@@ -12,13 +12,15 @@ final class RelayHarness: @unchecked Sendable {
     let url: String
     private let log = EventLog()
 
-    init(generation: ConnectGeneration = .genB, networkID: ConnectNetworkID? = nil, configure: (inout ConnectRelayConfiguration) -> Void = { _ in }) throws {
+    init(generation: ConnectGeneration = .genB, networkID: ConnectNetworkID? = nil, maxConnections: Int = 256,
+         configure: (inout ConnectRelayConfiguration) -> Void = { _ in }) throws {
         var configuration = ConnectRelayConfiguration()
         configuration.generation = generation
         configuration.networkID = networkID
         configure(&configuration)
         var serverConfiguration = HTTPServer.Configuration()
         serverConfiguration.shutdownGracePeriod = 0.1
+        serverConfiguration.maxConnections = maxConnections
         server = try HTTPServer(configuration: serverConfiguration)
         try server.start()
         url = "http://127.0.0.1:\(server.port)"
@@ -35,12 +37,12 @@ final class RelayHarness: @unchecked Sendable {
 
     /// Waits (briefly) for a relay event.
     func waitFor(_ predicate: (ConnectRelayEvent) -> Bool, timeout: Double = 5) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while Date() < deadline {
-            if events.contains(where: predicate) { return true }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        return false
+        log.wait(timeout: timeout) { $0.contains(where: predicate) }
+    }
+
+    /// Waits until `count` events match.
+    func waitFor(count: Int, timeout: Double, _ predicate: (ConnectRelayEvent) -> Bool) -> Bool {
+        log.wait(timeout: timeout) { $0.filter(predicate).count >= count }
     }
 
     deinit {
@@ -187,10 +189,28 @@ final class WalletThread: @unchecked Sendable {
     }
 }
 
+/// The relay's events as they happen; waiters wake on each new one.
 final class EventLog: @unchecked Sendable {
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private var items: [ConnectRelayEvent] = []
 
-    func append(_ event: ConnectRelayEvent) { lock.withLock { items.append(event) } }
-    var events: [ConnectRelayEvent] { lock.withLock { items } }
+    func append(_ event: ConnectRelayEvent) {
+        condition.withLock {
+            items.append(event)
+            condition.broadcast()
+        }
+    }
+
+    var events: [ConnectRelayEvent] { condition.withLock { items } }
+
+    /// Waits until the events satisfy `done`; false if `timeout` passed first.
+    func wait(timeout: Double, until done: ([ConnectRelayEvent]) -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !done(items) {
+            if !condition.wait(until: deadline) { return done(items) }
+        }
+        return true
+    }
 }

@@ -506,7 +506,7 @@ enum RelayPeer {
     }
 }
 
-/// `omni connect relay --listen 127.0.0.1:0 --output json`, its URL from the first stdout line.
+/// `omni connect relay --listen 127.0.0.1:0 --output jsonl`, its URL from the first stdout line.
 final class RelayProcess {
     let process: BackgroundOmni
     let url: String

@@ -37,6 +37,20 @@ enum ConnectRelayCommand {
                                                      default: ByteCount(bytes: ConnectCodec.defaultMaxFrameBytes), group: "Limits")
     static let bufferMax = DefaultedOption<ByteCount>("buffer-max-bytes", valueName: "SIZE", help: "Bytes buffered per session for an absent peer.",
                                                       default: ByteCount(bytes: 262_144), group: "Limits")
+    static let totalBufferMax = DefaultedOption<ByteCount>(
+        "max-buffered-bytes", valueName: "SIZE", help: "Bytes buffered for absent peers across all sessions; past it the session ends.",
+        default: ByteCount(bytes: 64 << 20), group: "Limits")
+    static let maxSessions = DefaultedOption<Int>("max-sessions", valueName: "N", help: "Sessions registered at once.", default: 10_000,
+                                                  group: "Limits")
+    static let registrationRate = DefaultedOption<Int>(
+        "registrations-per-minute", valueName: "N", help: "Session registrations one peer address may make per minute (429 beyond).",
+        default: 120, group: "Limits")
+    static let idleTimeout = DefaultedOption<Duration>(
+        "idle-timeout", valueName: "DURATION", help: "Close a WebSocket that sends nothing for this long (1001).", default: .seconds(300),
+        group: "Limits")
+    static let closeTimeout = DefaultedOption<Duration>(
+        "close-timeout", valueName: "DURATION", help: "How long a peer has to answer the relay's close before its socket is dropped.",
+        default: .seconds(5), group: "Limits")
 
     static let command = Command(
         "relay", abstract: "Run a local Torii-compatible Connect relay (never decrypts).",
@@ -46,12 +60,15 @@ enum ConnectRelayCommand {
         travel in their sender's direction with contiguous sequence numbers (duplicates are dropped); Open and \
         Approve are validated (gen-b: network, app key, approval signature); plaintext Close/Reject after approval \
         are dropped; a violation terminates the session with Close 4002 to both sides; idle sessions close with \
-        4001 and unanswered pings with 4003. Events are a stream: with --output jsonl the first stdout line is \
+        4001 and unanswered pings with 4003. The relay's own resources are bounded: registered sessions, bytes \
+        buffered across sessions, registrations per peer address and minute (the POST needs no token, so it is \
+        rate-limited), a socket that stays silent (idle timeout) and a peer that never answers the relay's close \
+        (close timeout). Events are a stream: with --output jsonl the first stdout line is \
         {"event":"ready","url":...}, then one line per relay event; --output json prints one array. SIGINT and \
         SIGTERM stop it cleanly (exit 130 and 143).
         """,
         options: [listen, ConnectCommands.networkID, ConnectCommands.chainID, ConnectCommands.generationOption, sessionTTL, heartbeat,
-                  pingMisses, frameMax, bufferMax],
+                  pingMisses, frameMax, bufferMax, totalBufferMax, maxSessions, registrationRate, idleTimeout, closeTimeout],
         examples: [Example("omni connect relay --listen 127.0.0.1:0 --network-id 4141414141414141414141414141414141414141414141414141414141414141 --output jsonl",
                            "Prints {\"event\":\"ready\",\"url\":\"http://127.0.0.1:PORT\"} and serves until Ctrl-C.")],
         streaming: true
@@ -72,6 +89,14 @@ enum ConnectRelayCommand {
             throw CLIError.usage("--frame-max-bytes must be at least 256 (an Open with metadata needs more)", commandPath: invocation.commandPath)
         }
         configuration.sessionBufferMaxBytes = try invocation.value(bufferMax).bytes
+        configuration.maxBufferedBytes = try invocation.value(totalBufferMax).bytes
+        configuration.maxSessions = try invocation.value(maxSessions)
+        configuration.registrationsPerMinute = try invocation.value(registrationRate)
+        guard configuration.maxSessions >= 1, configuration.registrationsPerMinute >= 1 else {
+            throw CLIError.usage("--max-sessions and --registrations-per-minute must be at least 1", commandPath: invocation.commandPath)
+        }
+        configuration.socketIdleTimeout = try invocation.value(idleTimeout).secondsValue
+        configuration.closeTimeout = try invocation.value(closeTimeout).secondsValue
 
         let address = try invocation.value(listen).address
         var serverConfiguration = HTTPServer.Configuration()
