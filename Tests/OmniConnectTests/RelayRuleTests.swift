@@ -138,7 +138,7 @@ import Testing
         #expect(fixture.harness.events.contains { if case .dropped(_, .wallet, let reason) = $0 { reason.contains("after approval") } else { false } })
     }
 
-    @Test(arguments: ["replayed", "network", "identity", "wallet_open", "approval_replayed", "ciphertext_dir"])
+    @Test(arguments: ["replayed", "network", "identity", "wallet_open", "approval_replayed", "ciphertext_dir", "client_4002"])
     func terminations(kind: String) throws {
         let fixture = try Fixture()
         let app = try fixture.join(.app)
@@ -160,6 +160,10 @@ import Testing
             expected = "connect_open_identity_mismatch"
         case "wallet_open":
             try wallet.send(binary: fixture.frame(.walletToApp, 1, fixture.open))
+            expected = "connect_role_direction_mismatch"
+        case "client_4002":
+            // A peer posing as the relay: Close 4002 is the relay's alone, so it is not delivered and ends the session.
+            try wallet.send(binary: fixture.frame(.walletToApp, 1, .close(ConnectClose(who: .wallet, code: 4002, reason: "connect_session_purged"))))
             expected = "connect_role_direction_mismatch"
         case "approval_replayed":
             try app.send(binary: fixture.frame(.appToWallet, 1, fixture.open))

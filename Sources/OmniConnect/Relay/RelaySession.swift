@@ -163,6 +163,10 @@ final class RelaySession {
             return (.dropped("frame for another sid"), closeSender(role, code: 1008, reason: "connect: sid mismatch"))
         }
         guard frame.direction == role.outbound else { return terminate("connect_role_direction_mismatch") }
+        // Close 4002 is the relay's own termination notice (peers accept it outside the sequence): no client may send it.
+        if case .control(.close(let close)) = frame.kind, close.code == ConnectClose.controlCloseCode {
+            return terminate("connect_role_direction_mismatch")
+        }
         if let violation = ownershipViolation(frame, from: role) { return terminate(violation) }
 
         let last = lastSequence[frame.direction] ?? 0
