@@ -63,9 +63,9 @@ _omni_options() {
         'omni ic bls') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni ic bls verify') echo '--public-key --signature --message --dst --batch --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni connect') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect app') echo '--node --network-id --chain-id --generation --app-key-file --timeout --ping-interval --token-transport --meta-name --meta-url --advertise-node --keep-session --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect app sign-raw') echo '--node --network-id --chain-id --generation --app-key-file --timeout --ping-interval --token-transport --meta-name --meta-url --advertise-node --keep-session --domain-tag --data --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect app sign-tx') echo '--node --network-id --chain-id --generation --app-key-file --timeout --ping-interval --token-transport --meta-name --meta-url --advertise-node --keep-session --tx-file --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
+        'omni connect app') echo '--node --network-id --chain-id --generation --app-key-file --timeout --ping-interval --token-transport --meta-name --meta-url --advertise-node --expect-account --keep-session --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
+        'omni connect app sign-raw') echo '--node --network-id --chain-id --generation --app-key-file --timeout --ping-interval --token-transport --meta-name --meta-url --advertise-node --expect-account --keep-session --domain-tag --data --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
+        'omni connect app sign-tx') echo '--node --network-id --chain-id --generation --app-key-file --timeout --ping-interval --token-transport --meta-name --meta-url --advertise-node --expect-account --keep-session --tx-file --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni connect wallet') echo '--uri --account-key-file --account-id --approve --reject --reason --auto-sign --allow-domain --node --generation --timeout --token-transport --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni connect relay') echo '--listen --network-id --chain-id --generation --session-ttl --heartbeat-interval --ping-miss-tolerance --frame-max-bytes --buffer-max-bytes --max-buffered-bytes --max-sessions --registrations-per-minute --idle-timeout --close-timeout --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni connect session') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
@@ -502,6 +502,7 @@ _omni_option_values() {
         'omni connect app|--meta-name') echo '__value__';;
         'omni connect app|--meta-url') echo '__value__';;
         'omni connect app|--advertise-node') echo '__value__';;
+        'omni connect app|--expect-account') echo '__value__';;
         'omni connect app|--output') echo 'text json jsonl';;
         'omni connect app|-o') echo 'text json jsonl';;
         'omni connect app|--color') echo 'auto always never';;
@@ -519,6 +520,7 @@ _omni_option_values() {
         'omni connect app sign-raw|--meta-name') echo '__value__';;
         'omni connect app sign-raw|--meta-url') echo '__value__';;
         'omni connect app sign-raw|--advertise-node') echo '__value__';;
+        'omni connect app sign-raw|--expect-account') echo '__value__';;
         'omni connect app sign-raw|--domain-tag') echo '__value__';;
         'omni connect app sign-raw|--data') echo '__value__';;
         'omni connect app sign-raw|--output') echo 'text json jsonl';;
@@ -538,6 +540,7 @@ _omni_option_values() {
         'omni connect app sign-tx|--meta-name') echo '__value__';;
         'omni connect app sign-tx|--meta-url') echo '__value__';;
         'omni connect app sign-tx|--advertise-node') echo '__value__';;
+        'omni connect app sign-tx|--expect-account') echo '__value__';;
         'omni connect app sign-tx|--tx-file') echo '__file__';;
         'omni connect app sign-tx|--output') echo 'text json jsonl';;
         'omni connect app sign-tx|-o') echo 'text json jsonl';;

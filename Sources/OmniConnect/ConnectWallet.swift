@@ -104,6 +104,13 @@ public struct ConnectWallet: Sendable {
             return .rejected(reject)
         }
 
+        // Keys first: an app key that cannot be used (a small-order point) must fail before anything is signed or
+        // sent, not after the app already holds our approval.
+        do {
+            try channel.session.establishKeys(privateKey: options.walletKey, peerPublicKey: open.appPublicKey)
+        } catch {
+            throw ConnectError(.protocolViolation, "the app's X25519 key cannot be used (\(error.message)); nothing was signed or approved")
+        }
         let walletPublicKey = options.walletKey.publicKey.rawRepresentation
         let preimage = try uri.generation.approvalPreimage(ConnectApprovalInput(
             sid: uri.sid, appPublicKey: open.appPublicKey, walletPublicKey: walletPublicKey, accountID: options.accountID.literal,
@@ -111,7 +118,6 @@ public struct ConnectWallet: Sendable {
         let signature = ConnectWalletSignature(algorithm: .ed25519, bytes: options.accountKey.signature(for: preimage))
         try channel.send(control: .approve(ConnectApprove(walletPublicKey: walletPublicKey, accountID: options.accountID.literal,
                                                           permissions: open.permissions, signature: signature)))
-        try channel.session.establishKeys(privateKey: options.walletKey, peerPublicKey: open.appPublicKey)
         events(.approved(account: options.accountID, walletPublicKey: walletPublicKey))
 
         while true {

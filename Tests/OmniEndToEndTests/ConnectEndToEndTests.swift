@@ -70,6 +70,31 @@ import Testing
         #expect(relay.events.contains { $0["event"] == "terminated" && $0["reason"] == "connect_rejected" })
     }
 
+    /// `--expect-account` pins the approving account: another one is refused with the reason (exit 1), the
+    /// request is never sent and the wallet sees the app close the session.
+    @Test func appRefusesAnUnexpectedAccount() throws {
+        let work = try WorkDirectory()
+        let relay = try RelayProcess(["--network-id", Self.network])
+        let key = try work.accountKey()
+        let other = try Omni.run(["connect", "keygen", "--ed25519", "--output", "json"])
+        let expected = try #require(try JSONValue.parse(other.stdoutText)["account_id"]?.stringValue)
+        try work.write("tx.bin", [5, 6, 7])
+        let app = try BackgroundOmni(["connect", "app", "--node", relay.url, "--network-id", Self.network, "--expect-account", expected,
+                                      "--output", "jsonl", "sign-tx", "--tx-file", work.path("tx.bin")])
+        let session = try app.line { $0["event"] == "session" }
+        try work.write("uri.txt", Array((session["wallet_uri"]?.stringValue ?? "").utf8))
+        let wallet = try Omni.run(["connect", "wallet", "--uri", "@" + work.path("uri.txt"), "--account-key-file", key.path, "--approve",
+                                   "--auto-sign", "--output", "jsonl"])
+        #expect(try app.waitForExit() == 1, "\(app.stderrText)")
+        #expect(app.stderrText.contains("approved as \(key.accountID), not the expected account \(expected)"))
+        #expect(try !app.jsonLines().contains { $0["event"] == "request_sent" })
+        #expect(wallet.status == 0, "\(wallet.stderrText)")
+        let done = try #require(try JSONValue.parseLines(wallet.stdoutText).last)
+        #expect(done["event"] == "done")
+        #expect(done["code"] == 1008)
+        _ = try relay.stop()
+    }
+
     @Test func genAProfileFlow() throws {
         let work = try WorkDirectory()
         let relay = try RelayProcess(["--generation", "gen-a", "--chain-id", "omni-test"])

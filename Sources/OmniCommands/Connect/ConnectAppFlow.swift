@@ -34,11 +34,14 @@ enum ConnectAppFlow {
     static let metaURL = Option<String>("meta-url", valueName: "URL", help: "App URL shown to the wallet.", group: "Connect")
     static let advertise = Option<String>("advertise-node", valueName: "URL", help: "Node URL to put in the wallet URI.",
                                           absentMeans: "the --node URL", group: "Connect")
+    static let expectAccount = Option<IrohaAccountID>(
+        "expect-account", valueName: "ACCOUNT", help: "Refuse an approval by any other account (an I105 id); exit 1 with the reason.",
+        group: "Connect")
     static let keepSession = Flag("keep-session", help: "Do not delete the session at the end.", group: "Connect")
 
     static let options: [any OptionDeclaration] = [
         ConnectCommands.node, ConnectCommands.networkID, ConnectCommands.chainID, ConnectCommands.generationOption, appKey, timeout,
-        pingInterval, tokenTransport, metaName, metaURL, advertise, keepSession,
+        pingInterval, tokenTransport, metaName, metaURL, advertise, expectAccount, keepSession,
     ]
     static let relations: [Relation] = [.requires(metaURL, metaName)]
 
@@ -56,6 +59,7 @@ enum ConnectAppFlow {
         options.tokenTransport = try invocation.value(tokenTransport)
         options.advertisedNode = try invocation.value(advertise)
         options.deleteSession = !(try invocation.value(keepSession))
+        options.expectedAccount = try invocation.value(expectAccount)
         if let name = try invocation.value(metaName) {
             options.metadata = ConnectAppMetadata(name: name, url: try invocation.value(metaURL))
         }
