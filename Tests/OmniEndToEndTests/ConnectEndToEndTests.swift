@@ -95,6 +95,48 @@ import Testing
         _ = try relay.stop()
     }
 
+    /// Text a peer controls (the app's name, the wallet's reject reason) reaches a terminal with its control
+    /// characters escaped, so it cannot retitle the window, clear the screen or recolour what follows; JSON carries
+    /// it exactly.
+    @Test func hostilePeerTextIsEscapedInTextAndExactInJSON() throws {
+        let hostileName = "evil\u{1B}]0;pwned\u{07}app"
+        let hostileReason = "\u{1B}[2Jgone\u{1B}[31m\u{9B}red"
+        for json in [false, true] {
+            let work = try WorkDirectory()
+            let relay = try RelayProcess(["--network-id", Self.network])
+            let key = try work.accountKey()
+            try work.write("tx.bin", [9])
+            let format = json ? ["--output", "jsonl"] : []
+            let app = try BackgroundOmni(["connect", "app", "--node", relay.url, "--network-id", Self.network, "--meta-name", hostileName]
+                                         + format + ["sign-tx", "--tx-file", work.path("tx.bin")])
+            let uri: String
+            if json {
+                uri = try app.line { $0["event"] == "session" }["wallet_uri"]?.stringValue ?? ""
+            } else {
+                let shown = try app.waitForOutput { $0.contains("Wallet URI: ") && $0.hasSuffix("\n") }
+                uri = String(try #require(shown.split(separator: "\n").first { $0.hasPrefix("Wallet URI: ") }).dropFirst("Wallet URI: ".count))
+            }
+            try work.write("uri.txt", Array(uri.utf8))
+            let wallet = try Omni.run(["connect", "wallet", "--uri", "@" + work.path("uri.txt"), "--account-key-file", key.path,
+                                       "--reject", "USER_DENIED", "--reason", hostileReason] + format)
+            #expect(wallet.status == 0, "\(wallet.stderrText)")
+            #expect(try app.waitForExit() == 4, "\(app.stderrText)")
+            if json {
+                let open = try JSONValue.parseLines(wallet.stdoutText).first { $0["event"] == "open" }
+                #expect(open?["app_name"]?.stringValue == hostileName)
+                #expect(try app.jsonLines().last?["reason"]?.stringValue == hostileReason)
+            } else {
+                for (who, text) in [("wallet", wallet.stdoutText), ("app", app.stdoutText)] {
+                    #expect(!text.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{9B}" },
+                            "raw control characters on the \(who)'s stdout: \(text.debugDescription)")
+                }
+                #expect(wallet.stdoutText.contains("The app evil\\x1B]0;pwned\\x07app asks to connect."))
+                #expect(app.stdoutText.contains("Rejected by the wallet: USER_DENIED (401) \\x1B[2Jgone\\x1B[31m\\x9Bred"))
+            }
+            _ = try relay.stop()
+        }
+    }
+
     @Test func genAProfileFlow() throws {
         let work = try WorkDirectory()
         let relay = try RelayProcess(["--generation", "gen-a", "--chain-id", "omni-test"])
