@@ -94,11 +94,16 @@ docs: debug
 check-generated: completions docs
 	git diff --exit-code -- completions docs
 
-# Times omni next to the independent peers in one run and prints ratios (not a test: no pass/fail).
+# Times omni next to the independent peers in one run and prints ratios (not a test: no pass/fail). The start-up
+# rows compare omni with a C program linking the same libraries, compiled here from Tests/Peers/start_peer.c.
+BENCH_DIR := .build/bench
+C_START_PEER := $(BENCH_DIR)/start-peer
 bench: deps build-info test-deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product omni
 	$(SWIFT) build $(RELEASE_FLAGS) --product omni-bench
-	$(PYTHON) Tests/Peers/bench.py --omni $(RELEASE_BIN) --omni-bench .build/release/omni-bench
+	@mkdir -p $(BENCH_DIR)
+	$(CC) -O2 -o $(C_START_PEER) Tests/Peers/start_peer.c $$(pkg-config --cflags --libs $(PKG_CONFIG_MODULES))
+	$(PYTHON) Tests/Peers/bench.py --omni $(RELEASE_BIN) --omni-bench .build/release/omni-bench --c-peer $(C_START_PEER)
 
 clean:
 	$(SWIFT) package clean

@@ -10,51 +10,56 @@ let package = Package(
     targets: executable + commandLayer + domains + shared + cLayer + tests
 )
 
-/// Every Swift target uses the same settings; language mode 5 keeps C interop free of Sendable noise.
+/// Language mode 5 for every Swift target keeps C interop free of Sendable noise.
 var swiftSettings: [SwiftSetting] { [.swiftLanguageMode(.v5)] }
+/// Library and executable targets also see only the members of modules a file imports itself, so Foundation-only
+/// API (which would link Foundation and ICU into omni) cannot leak in through another module's `import
+/// Foundation`. Tests may use Foundation freely.
+var librarySettings: [SwiftSetting] { swiftSettings + [.enableUpcomingFeature("MemberImportVisibility")] }
 
 // MARK: - Executable (thin: assembles the command tree)
 var executable: [Target] { [
-    .executableTarget(name: "omni", dependencies: ["OmniCommands", "OmniCLI"], swiftSettings: swiftSettings),
+    .executableTarget(name: "omni", dependencies: ["OmniCommands", "OmniCLI"], swiftSettings: librarySettings),
     // `make bench` only: times omni's libraries in-process next to the Python peers; not shipped.
     .executableTarget(name: "omni-bench", dependencies: ["OmniAttest", "OmniBLS", "OmniCandid", "OmniCodec", "OmniCrypto", "OmniIC"],
-                      swiftSettings: swiftSettings),
+                      swiftSettings: librarySettings),
 ] }
 
 // MARK: - Command layer (the only code that knows about terminals)
 var commandLayer: [Target] { [
-    .target(name: "OmniCLI", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: swiftSettings),
+    .target(name: "OmniCLI", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: librarySettings),
     .target(name: "OmniCommands", dependencies: [
         "OmniCLI", "OmniCodec", "OmniSystem", "OmniCrypto", "OmniTransport", "COmniShims",
         "OmniCandid", "OmniBLS", "OmniIC", "OmniConnect", "OmniAttest",
-    ], swiftSettings: swiftSettings),
+    ], swiftSettings: librarySettings),
 ] }
 
 // MARK: - Domain libraries (no terminal code; one public error enum each)
 var domains: [Target] { [
-    .target(name: "OmniCandid", dependencies: ["OmniCodec"], swiftSettings: swiftSettings),
-    .target(name: "OmniBLS", dependencies: ["CBLS12381", "OmniCodec", "OmniCrypto"], swiftSettings: swiftSettings),
-    .target(name: "OmniConnect", dependencies: ["OmniCodec", "OmniCrypto", "OmniTransport", "OmniSystem"], swiftSettings: swiftSettings),
-    .target(name: "OmniAttest", dependencies: ["OmniCodec", "OmniCrypto", "CSQLite"], swiftSettings: swiftSettings),
+    .target(name: "OmniCandid", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: librarySettings),
+    .target(name: "OmniBLS", dependencies: ["CBLS12381", "OmniCodec", "OmniCrypto"], swiftSettings: librarySettings),
+    .target(name: "OmniConnect", dependencies: ["OmniCodec", "OmniCrypto", "OmniTransport", "OmniSystem"], swiftSettings: librarySettings),
+    .target(name: "OmniAttest", dependencies: ["OmniCodec", "OmniCrypto", "CSQLite"], swiftSettings: librarySettings),
     .target(name: "OmniIC", dependencies: ["OmniCodec", "OmniCrypto", "OmniBLS", "OmniCandid", "OmniSystem", "OmniTransport"],
-            swiftSettings: swiftSettings),
+            swiftSettings: librarySettings),
 ] }
 
 // MARK: - Shared layers: codecs, files and directories, crypto, transports
 var shared: [Target] { [
-    .target(name: "OmniCodec", swiftSettings: swiftSettings),
-    .target(name: "OmniSystem", swiftSettings: swiftSettings),
-    .target(name: "OmniCrypto", dependencies: ["COpenSSL", "CSodium", "COmniShims", "OmniCodec"], swiftSettings: swiftSettings),
-    .target(name: "OmniTransport", dependencies: ["CCurl", "COmniShims", "OmniCodec", "OmniCrypto"], swiftSettings: swiftSettings),
+    .target(name: "OmniCodec", swiftSettings: librarySettings),
+    .target(name: "OmniSystem", swiftSettings: librarySettings),
+    .target(name: "OmniCrypto", dependencies: ["COpenSSL", "CSodium", "COmniShims", "OmniCodec", "OmniSystem"], swiftSettings: librarySettings),
+    .target(name: "OmniTransport", dependencies: ["CCurl", "COmniShims", "OmniCodec", "OmniCrypto", "OmniSystem"], swiftSettings: librarySettings),
 ] }
 
 // MARK: - C: system libraries through pkg-config, our shims, our BLS12-381 field arithmetic
 var cLayer: [Target] { [
     .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
-    .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    // libcurl's headers only (no pkg-config, whose -lcurl would link it): COmniShims opens libcurl on first use.
+    .systemLibrary(name: "CCurl"),
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-    .target(name: "COmniShims", dependencies: ["CCurl", "COpenSSL"]),
+    .target(name: "COmniShims", dependencies: ["CCurl", "COpenSSL"], linkerSettings: [.linkedLibrary("dl")]),
     .target(name: "CBLS12381", cSettings: [.unsafeFlags(["-O3"])]),
 ] }
 

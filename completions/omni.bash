@@ -82,12 +82,12 @@ _omni_options() {
         'omni connect sid') echo '--network-id --chain-id --app-pk --nonce --generation --legacy-js --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni connect derive-keys') echo '--secret-key-file --peer-pk --sid --show-secrets --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni attest') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni attest verify-attestation') echo '--attestation --key-id --app-id --client-data-hash --challenge --client-data --environment --root --at --require-receipt --batch --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni attest verify-assertion') echo '--assertion --client-data --client-data-format --client-data-hash --app-id --public-key --counter --store --key-id --at --batch --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
+        'omni attest verify-attestation') echo '--attestation --key-id --app-id --client-data-hash --challenge --challenge-hash --environment --root --at --require-receipt --batch --trust-line-policy --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
+        'omni attest verify-assertion') echo '--assertion --client-data --client-data-format --client-data-hash --app-id --public-key --counter --store --key-id --at --batch --trust-line-policy --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni attest receipt') echo '--receipt --app-id --key-id --root --at --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni attest challenge') echo '--store --ttl --bytes --count --value --at --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni attest enroll') echo '--store --body --app-id --client-data --environment --root --at --require-receipt --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni attest verify') echo '--store --evidence --challenge --client-data --client-data-format --client-data-hash --app-id --at --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
+        'omni attest enroll') echo '--store --body --app-id --challenge-hash --environment --root --at --require-receipt --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
+        'omni attest verify') echo '--store --evidence --challenge --challenge-field --client-data --client-data-format --client-data-hash --app-id --at --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni attest keys') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni attest keys list') echo '--store --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
         'omni attest keys show') echo '--store --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
@@ -715,9 +715,9 @@ _omni_option_values() {
         'omni attest verify-attestation|--app-id') echo '__value__';;
         'omni attest verify-attestation|--client-data-hash') echo '__value__';;
         'omni attest verify-attestation|--challenge') echo '__value__';;
-        'omni attest verify-attestation|--client-data') echo 'sha256 raw';;
+        'omni attest verify-attestation|--challenge-hash') echo 'sha256 raw';;
         'omni attest verify-attestation|--environment') echo 'production development any';;
-        'omni attest verify-attestation|--root') echo '__value__';;
+        'omni attest verify-attestation|--root') echo '__file__';;
         'omni attest verify-attestation|--at') echo '__value__';;
         'omni attest verify-attestation|--batch') echo '__file__';;
         'omni attest verify-attestation|--output') echo 'text json jsonl';;
@@ -731,7 +731,7 @@ _omni_option_values() {
         'omni attest verify-assertion|--client-data-format') echo 'base64 raw';;
         'omni attest verify-assertion|--client-data-hash') echo '__value__';;
         'omni attest verify-assertion|--app-id') echo '__value__';;
-        'omni attest verify-assertion|--public-key') echo '__value__';;
+        'omni attest verify-assertion|--public-key') echo '__file__';;
         'omni attest verify-assertion|--counter') echo '__value__';;
         'omni attest verify-assertion|--store') echo '__file__';;
         'omni attest verify-assertion|--key-id') echo '__value__';;
@@ -746,7 +746,7 @@ _omni_option_values() {
         'omni attest receipt|--receipt') echo '__value__';;
         'omni attest receipt|--app-id') echo '__value__';;
         'omni attest receipt|--key-id') echo '__value__';;
-        'omni attest receipt|--root') echo '__value__';;
+        'omni attest receipt|--root') echo '__file__';;
         'omni attest receipt|--at') echo '__value__';;
         'omni attest receipt|--output') echo 'text json jsonl';;
         'omni attest receipt|-o') echo 'text json jsonl';;
@@ -769,9 +769,9 @@ _omni_option_values() {
         'omni attest enroll|--store') echo '__file__';;
         'omni attest enroll|--body') echo '__value__';;
         'omni attest enroll|--app-id') echo '__value__';;
-        'omni attest enroll|--client-data') echo 'sha256 raw';;
+        'omni attest enroll|--challenge-hash') echo 'sha256 raw';;
         'omni attest enroll|--environment') echo 'production development any';;
-        'omni attest enroll|--root') echo '__value__';;
+        'omni attest enroll|--root') echo '__file__';;
         'omni attest enroll|--at') echo '__value__';;
         'omni attest enroll|--output') echo 'text json jsonl';;
         'omni attest enroll|-o') echo 'text json jsonl';;
@@ -782,6 +782,7 @@ _omni_option_values() {
         'omni attest verify|--store') echo '__file__';;
         'omni attest verify|--evidence') echo '__value__';;
         'omni attest verify|--challenge') echo '__value__';;
+        'omni attest verify|--challenge-field') echo '__value__';;
         'omni attest verify|--client-data') echo '__value__';;
         'omni attest verify|--client-data-format') echo 'base64 raw';;
         'omni attest verify|--client-data-hash') echo '__value__';;

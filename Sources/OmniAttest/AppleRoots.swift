@@ -13,6 +13,15 @@ public enum AppleRoots {
     /// The root of the fraud-metric receipts (a different root from attestations).
     public static let rootCAG3: Certificate = pinned(rootCAG3PEM, rootCAG3Fingerprint)
 
+    /// `receiptIntermediateFingerprint` as bytes.
+    static let receiptIntermediateFingerprintBytes: [UInt8] = {
+        // Generated from a checked file and covered by tests; failing here is a build defect.
+        guard let bytes = try? Hex.decode(receiptIntermediateFingerprint), bytes.count == 32 else {
+            fatalError("embedded receipt intermediate pin is not 32 bytes of hex")
+        }
+        return bytes
+    }()
+
     /// The PEM text compiled into the binary, for `omni attest` to show and for the test that compares it with
     /// Vendor/apple.
     public static var embeddedPEMs: [(file: String, pem: String)] {

@@ -35,7 +35,7 @@ public struct AttestService {
 
     /// Enrolls the key of an enroll body `{"platform":"ios","iosKeyId","iosAttestationObject","nonce"}`: the nonce
     /// (base64url challenge) is consumed from the store, the attestation appraised over it, the key recorded.
-    public func enroll(body: [UInt8], appID: String, clientData rule: AttestationAppraiser.ClientDataRule,
+    public func enroll(body: [UInt8], appID: String, challengeHash rule: AttestationAppraiser.ChallengeHash,
                        appraiser: AttestationAppraiser, at time: Int64) throws(AttestError) -> FlowVerdict {
         let fields: (keyID: [UInt8], attestation: [UInt8], challenge: [UInt8])
         do {
@@ -75,11 +75,20 @@ public struct AttestService {
         case hash([UInt8])
     }
 
+    /// How the client data must carry the challenge (Apple leaves the embedding to the app).
+    public enum ChallengeBinding: Sendable, Equatable {
+        /// Anywhere in the client data, raw or as base64, base64url or hex text: loose, but fits any app's format.
+        case anywhere
+        /// The client data is a JSON object whose field `name` is a string equal to the challenge, exactly, in one of
+        /// its text forms: base64 (padded), base64url (unpadded) or lowercase hex.
+        case jsonField(String)
+    }
+
     /// Verifies evidence `{"iosAttestation":{"assertion","keyId"}}` against the enrolled key. With `challenge`, the
-    /// challenge is consumed from the store and must appear in the client data (raw, base64, base64url or hex);
-    /// without client data, the client data is the challenge itself.
-    public func verify(evidence: [UInt8], challenge: [UInt8]?, clientData: ClientData?, appID: String?,
-                       at time: Int64) throws(AttestError) -> FlowVerdict {
+    /// challenge is consumed from the store and the client data must carry it as `binding` says; without client
+    /// data, the client data is the challenge itself.
+    public func verify(evidence: [UInt8], challenge: [UInt8]?, clientData: ClientData?, binding: ChallengeBinding = .anywhere,
+                       appID: String?, at time: Int64) throws(AttestError) -> FlowVerdict {
         let fields: (keyID: [UInt8], assertion: [UInt8])
         do {
             fields = try Self.evidenceFields(evidence)
@@ -101,8 +110,8 @@ public struct AttestService {
                 break
             }
             if case .data(let bytes)? = clientData {
-                guard Self.carries(bytes, challenge) else {
-                    return FlowVerdict(kind: .assertion, reason: .challengeMismatch, message: "the client data does not contain the challenge (raw, base64, base64url or hex)", keyID: fields.keyID)
+                if let problem = Self.bindingProblem(bytes, challenge, binding) {
+                    return FlowVerdict(kind: .assertion, reason: .challengeMismatch, message: problem, keyID: fields.keyID)
                 }
             } else {
                 data = .data(challenge)
@@ -181,6 +190,26 @@ public struct AttestService {
         guard let text = json[key]?.stringValue else { throw Refusal(.badFormat, "\"\(key)\" is missing or not a string") }
         guard let bytes = AttestBase64.decode(text), !bytes.isEmpty else { throw Refusal(.badFormat, "\"\(key)\" is not base64") }
         return bytes
+    }
+
+    /// Why `data` does not carry `challenge` the way `binding` asks; nil when it does.
+    static func bindingProblem(_ data: [UInt8], _ challenge: [UInt8], _ binding: ChallengeBinding) -> String? {
+        switch binding {
+        case .anywhere:
+            return carries(data, challenge) ? nil : "the client data does not contain the challenge (raw, base64, base64url or hex)"
+        case .jsonField(let name):
+            guard let json = try? JSONValue.parse(data, limits: jsonLimits), let object = json.objectValue else {
+                return "the client data is not a JSON object, so it has no field \"\(name)\" to hold the challenge"
+            }
+            guard let value = object[name]?.stringValue else {
+                return "the client data has no string field \"\(name)\""
+            }
+            let forms = [Base64.encode(challenge), AttestBase64.encodeURL(challenge), Hex.encode(challenge)]
+            guard forms.contains(value) else {
+                return "the client data's \"\(name)\" is not the challenge (exactly, as base64, base64url or hex)"
+            }
+            return nil
+        }
     }
 
     /// Whether `data` contains `challenge` raw or in one of its usual text encodings.

@@ -15,21 +15,22 @@ public struct AttestationAppraiser: Sendable {
 
     public var roots: [Certificate]
     public var environment: EnvironmentPolicy
-    public var receiptRoots: [Certificate]
+    /// Whom the receipt's signer must chain to (Apple's pinned receipt PKI unless a test says otherwise).
+    public var receiptTrust: ReceiptTrust
     /// When set, a missing or failing receipt refuses the attestation (`bad_receipt`); otherwise it only warns.
     public var requireReceipt: Bool
 
     public init(roots: [Certificate] = [AppleRoots.appAttestationRoot], environment: EnvironmentPolicy = .production,
-                receiptRoots: [Certificate] = [AppleRoots.rootCAG3], requireReceipt: Bool = false) {
+                receiptTrust: ReceiptTrust = .apple, requireReceipt: Bool = false) {
         self.roots = roots
         self.environment = environment
-        self.receiptRoots = receiptRoots
+        self.receiptTrust = receiptTrust
         self.requireReceipt = requireReceipt
     }
 
     /// The clientDataHash for a challenge: Apple's guide hashes it (`sha256`); Apple's own published samples passed
     /// the raw challenge bytes (`raw`).
-    public enum ClientDataRule: String, Sendable, CaseIterable {
+    public enum ChallengeHash: String, Sendable, CaseIterable {
         case sha256
         case raw
 
@@ -131,7 +132,7 @@ public struct AttestationAppraiser: Sendable {
         }
         let certifiedNonce = extensionValue.suffix(32)
         guard ConstantTime.equals(certifiedNonce, nonce) else {
-            throw Refusal(.nonceMismatch, "certificate nonce \(Hex.encode(certifiedNonce)) is not SHA256(authData ‖ clientDataHash) = \(Hex.encode(nonce)); check how clientDataHash was derived (--client-data sha256|raw)")
+            throw Refusal(.nonceMismatch, "certificate nonce \(Hex.encode(certifiedNonce)) is not SHA256(authData ‖ clientDataHash) = \(Hex.encode(nonce)); check how clientDataHash was derived (--challenge-hash sha256|raw)")
         }
 
         // 5. The key id is SHA256 of the credential certificate's public key point.
@@ -172,7 +173,7 @@ public struct AttestationAppraiser: Sendable {
 
         // The receipt: reported always, decisive only when required.
         if let receiptBytes {
-            let receipt = ReceiptAppraiser.appraise(receiptBytes, roots: receiptRoots, at: verdict.time, appID: verdict.appID,
+            let receipt = ReceiptAppraiser.appraise(receiptBytes, trust: receiptTrust, at: verdict.time, appID: verdict.appID,
                                                     expectedKeyID: verdict.keyID)
             verdict.receipt = receipt
             if requireReceipt, !receipt.isValid {

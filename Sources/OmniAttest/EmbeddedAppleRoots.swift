@@ -40,4 +40,13 @@ extension AppleRoots {
 
 
     """
+
+    // Receipt pins: Vendor/apple/receipt_pins.json (file SHA-256 4a68397ab54da328554e720a562aa4f55dc6970ea4efd87b034a0232d9856a4a).
+    /// SHA-256 of the DER of the intermediate between Apple Root CA - G3 and every receipt signer,
+    /// https://www.apple.com/certificateauthority/AppleApplicationIntegrationCA5G1.cer.
+    public static let receiptIntermediateFingerprint = "c0d8efbea821079d1b8a98e1198bfcc669331fa7a9c14f09b969f0af08ce4a43"
+    /// That intermediate's subject (for messages; the fingerprint is what is pinned).
+    public static let receiptIntermediateSubject = "C=US,O=Apple Inc.,OU=Apple Certification Authority,CN=Apple Application Integration CA 5 - G1"
+    /// The subject every receipt signer certificate carries.
+    public static let receiptSignerSubject = "C=US,O=Apple Inc.,CN=Application Attestation Fraud Receipt Signing"
 }

@@ -5,7 +5,7 @@ import OmniCodec
 public enum AttestBase64 {
     /// Standard or URL-safe base64; nil when the text is neither.
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespaceAndNewlines()
         if let bytes = try? Base64.decode(trimmed, alphabet: .standard, padding: .optional, allowWhitespace: true, strict: false) {
             return bytes
         }

@@ -23,7 +23,7 @@ public enum AttestPublicKey {
     /// Reads a P-256 key given as SPKI PEM, a JWK object, or base64/hex of an X9.62 point (65 or 33 bytes) or of SPKI
     /// DER. Anything else is an unusable argument.
     public static func parse(_ text: String) throws(AttestError) -> ECDSA.PublicKey {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespaceAndNewlines()
         let key: ECDSA.PublicKey
         do {
             if PEM.containsBlock(trimmed) {

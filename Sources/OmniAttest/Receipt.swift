@@ -32,8 +32,9 @@ public struct AppAttestReceipt: Sendable {
 
     public func value(_ type: FieldType) -> [UInt8]? { fields.first(where: { $0.type == type.rawValue })?.value }
 
+    /// A text field; nil when absent or not UTF-8 (a field that does not read as text is not the expected value).
     private func text(_ type: FieldType) -> String? {
-        value(type).map { String(decoding: $0, as: UTF8.self) }
+        value(type).flatMap { try? UTF8Validation.string($0) }
     }
 
     /// Parses the CMS message and its payload. Throws a message for the first thing that is not a receipt.
@@ -91,12 +92,55 @@ public struct ReceiptAppraisal: Sendable {
     public var isValid: Bool { problems.isEmpty }
 }
 
+/// Whom a receipt's signer must chain to. Apple's receipts: Apple Root CA - G3, through exactly the intermediate
+/// Apple publishes for App Attest receipts (pinned by fingerprint), to a signer with the documented subject. Trusting
+/// anything under G3 would accept any certificate Apple's root ever issued (Apple Pay, Wallet, …) as a receipt signer.
+public struct ReceiptTrust: Sendable {
+    public let roots: [Certificate]
+    /// SHA-256 of the DER of the one certificate allowed between the signer and the root; nil allows any path.
+    public let intermediateFingerprint: [UInt8]?
+    /// The signer certificate's subject as `Certificate.subject` writes it (RFC 4514); nil allows any.
+    public let signerSubject: String?
+
+    public init(roots: [Certificate], intermediateFingerprint: [UInt8]?, signerSubject: String?) {
+        self.roots = roots
+        self.intermediateFingerprint = intermediateFingerprint
+        self.signerSubject = signerSubject
+    }
+
+    /// Apple's receipt PKI with the pins from Vendor/apple (see Vendor/SOURCES.md).
+    public static let apple = ReceiptTrust(roots: [AppleRoots.rootCAG3],
+                                           intermediateFingerprint: AppleRoots.receiptIntermediateFingerprintBytes,
+                                           signerSubject: AppleRoots.receiptSignerSubject)
+
+    /// Any chain to `roots`, without pins: for test roots, whose intermediates cannot be Apple's.
+    public static func anchored(_ roots: [Certificate]) -> ReceiptTrust {
+        ReceiptTrust(roots: roots, intermediateFingerprint: nil, signerSubject: nil)
+    }
+
+    /// Why a verified chain (signer first, root last) is not one this trust accepts; nil when it is.
+    func problem(with chain: [Certificate]) -> String? {
+        if let signerSubject, chain.first?.subject != signerSubject {
+            return "receipt signer is '\(chain.first?.subject ?? "?")', not the pinned '\(signerSubject)'"
+        }
+        if let intermediateFingerprint {
+            guard chain.count == 3 else {
+                return "receipt signer chain has \(chain.count) certificates; the pinned path is signer → intermediate → root"
+            }
+            guard chain[1].fingerprintSHA256 == intermediateFingerprint else {
+                return "receipt intermediate '\(chain[1].subject)' has SHA-256 \(Hex.encode(chain[1].fingerprintSHA256)), not the pinned \(Hex.encode(intermediateFingerprint))"
+            }
+        }
+        return nil
+    }
+}
+
 public enum ReceiptAppraiser {
-    /// Apple's receipt steps: the CMS signature, the signer chain to `roots` (Apple Root CA - G3) at `time`, the app
-    /// id in field 2, and the attested key in field 3 equal to `expectedKeyID` when given. Staleness (creation time
-    /// older than five minutes at `time`) is reported in `ageSeconds`, not as a problem: offline appraisal of stored
-    /// evidence is the common case here.
-    public static func appraise(_ bytes: [UInt8], roots: [Certificate] = [AppleRoots.rootCAG3], at time: Int64,
+    /// Apple's receipt steps: the CMS signature, the signer chain to the trusted root at `time` (with `trust`'s pins),
+    /// the app id in field 2, and the attested key in field 3 equal to `expectedKeyID` when given. Staleness
+    /// (creation time older than five minutes at `time`) is reported in `ageSeconds`, not as a problem: offline
+    /// appraisal of stored evidence is the common case here.
+    public static func appraise(_ bytes: [UInt8], trust: ReceiptTrust = .apple, at time: Int64,
                                 appID: String?, expectedKeyID: [UInt8]?) -> ReceiptAppraisal {
         let receipt: AppAttestReceipt
         do {
@@ -112,15 +156,23 @@ public enum ReceiptAppraiser {
         do {
             let signers = try receipt.message.verifySignatures()
             signatureValid = true
-            if let signer = signers.first {
+            chainValid = true
+            for signer in signers {
                 let others = receipt.message.certificates.filter { $0 != signer }
                 do {
-                    chain = try Certificate.verifyChain(leaf: signer, intermediates: others, roots: roots, at: time).map(\.subject)
-                    chainValid = true
+                    let verified = try Certificate.verifyChain(leaf: signer, intermediates: others, roots: trust.roots, at: time)
+                    if let problem = trust.problem(with: verified) {
+                        problems.append(problem)
+                        chainValid = false
+                    } else if chain.isEmpty {
+                        chain = verified.map(\.subject)
+                    }
                 } catch {
                     problems.append("receipt signer chain: \(error.message)")
+                    chainValid = false
                 }
             }
+            if !chainValid { chain = [] }
         } catch {
             problems.append("receipt signature: \(error.message)")
         }
@@ -141,7 +193,7 @@ public enum ReceiptAppraiser {
                 problems.append("receipt has no readable attested certificate (field 3)")
             }
         }
-        let age = receipt.creationTime.flatMap(AttestTime.parse).map { time - $0 }
+        let age = receipt.creationTime.flatMap { RFC3339.parse($0) }.map { time - $0.seconds }
         return ReceiptAppraisal(bytes: bytes, problems: problems, signatureValid: signatureValid,
                                 chainValid: chainValid, signerChain: chain, receipt: receipt,
                                 attestedKeyID: attestedKeyID, ageSeconds: age)

@@ -1,4 +1,7 @@
 internal import CSQLite
+#if canImport(Glibc)
+internal import Glibc
+#endif
 
 /// The `AttestStore` in one SQLite file: WAL journal (readers never block the writer), synchronous=FULL (a commit
 /// that returned survives a crash or power loss), a busy timeout instead of instant "database is locked" failures,
@@ -137,6 +140,7 @@ final class SQLiteConnection {
 
     init(path: String, busyTimeout: Int32) throws(AttestError) {
         self.path = path
+        try Self.createPrivately(path)
         var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &opened, flags, nil)
@@ -151,6 +155,21 @@ final class SQLiteConnection {
     }
 
     deinit { sqlite3_close_v2(handle) }
+
+    /// Creates a missing store file with mode 0600 before SQLite opens it: SQLite would create it 0644, and it gives
+    /// the -wal and -shm files the database file's mode, so all three stay private to the owner. (A umask around the
+    /// open would change it for every thread of the process.) An existing file is left as it is.
+    private static func createPrivately(_ path: String) throws(AttestError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            close(descriptor)
+            return
+        }
+        let code = errno
+        guard code == EEXIST else {
+            throw AttestError(.store, "cannot create store \(path): \(String(cString: strerror(code)))")
+        }
+    }
 
     /// Runs statements without results (several separated by semicolons).
     func execute(_ sql: String) throws(AttestError) {

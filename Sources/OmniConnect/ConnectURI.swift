@@ -68,7 +68,7 @@ public struct ConnectURI: Hashable, Sendable {
         guard text.utf8.count <= Self.maximumLength else {
             throw ConnectError(.malformed, "URI is \(text.utf8.count) bytes; at most \(Self.maximumLength) are accepted")
         }
-        guard let schemeEnd = text.range(of: "://") else { throw ConnectError(.malformed, "URI has no scheme") }
+        guard let schemeEnd = text.firstRange(of: "://") else { throw ConnectError(.malformed, "URI has no scheme") }
         let scheme = String(text[..<schemeEnd.lowerBound])
         guard scheme == "irohaconnect" || scheme == "iroha" else {
             throw ConnectError(.malformed, "URI scheme must be irohaconnect or iroha, got '\(scheme)'")

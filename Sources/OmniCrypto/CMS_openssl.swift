@@ -1,4 +1,4 @@
-import Foundation
+import OmniSystem
 internal import COpenSSL
 internal import COmniShims
 
@@ -97,7 +97,7 @@ public struct CMSSignedData: Sendable {
 /// through the lock.
 final class CMSStorage: @unchecked Sendable {
     private let raw: OpaquePointer
-    private let lock = NSLock()
+    private let lock = Lock()
     init(adopting pointer: OpaquePointer) { raw = pointer }
     func withPointer<R>(_ body: (OpaquePointer) -> R) -> R {
         lock.lock()

@@ -13,8 +13,8 @@
 //   let body = try identity.envelope(for: request).encoded()        // POST /api/v3/canister/<ecid>/query
 //   let response = try QueryResponse(decoding: responseBody)
 //   let subnet: SubnetInfo = cached or:
-//       read_state ["subnet"] for ecid → ICCertificate(decoding:) → .verify(scope: .canister(ecid), rootKey:,
-//       freshness: .now()) → .subnetInfo()                          // cache SubnetInfo.json per subnet, 1 h
+//       anonymous read_state ["subnet"] for ecid → ICCertificate(decoding:) → .verify(scope: .canister(ecid),
+//       rootKey:, freshness: .now()) → .subnetInfo(), which must `serves(ecid)`   // cache only verified facts, 1 h
 //   try response.verify(requestID: request.requestID, subnet: subnet)
 //       // reason .nodeSignature → refresh the subnet keys once and retry the verification, then fail
 //
@@ -22,8 +22,10 @@
 //   v3/v4 200 → CallResponse(decoding:) → .certificate(bytes) → ICCertificate(decoding:).verify(scope:
 //   .canister(ecid), …).requestStatus(request.requestID); .rejected(reject) is an uncertified reject.
 //   202 → poll read_state with paths [StatePath.requestStatus(id)] until `RequestStatus.isTerminal`.
-//   The read_state certificate also gives the replica's time: ClockSkew.skew(replicaTime: verified.time, …);
-//   an expiry error body gives it too: ClockSkew.replicaTime(fromExpiryError:).
+//   The read_state certificate also gives the replica's time: ClockSkew.skew(replicaTime: verified.time, …).
+//   An expiry error body claims one too (ClockSkew.replicaTime(fromExpiryError:)), unauthenticated: believe it only
+//   within the time tolerance, sign only reads again with it, and never sign a refused call again until its
+//   certified request status is unknown and certified time is past its expiry (ICAgent does all of this).
 //
 // Read state
 //   .readState(paths:) request → ReadStateResponse.certificate(from:) → ICCertificate → verify(scope:
@@ -34,8 +36,10 @@
 //                                             freshness: .at(try ICTime.parse(atText)))
 //
 // Root keys: `ICRootKey.mainnet` is pinned (Vendor/SOURCES.md); a local replica's comes from `--root-key`
-// (`ICRootKey(hex:)`) or, for loopback URLs only, from `ReplicaStatus(decoding:).rootKey`.
+// (`ICRootKey(hex:)`) or, for loopback URLs only, from `ReplicaStatus(decoding:).rootKey`. Whenever a status's
+// key is shown, show `ReplicaStatus.rootKeyTrust(network:trusted:)` with it (pinned, matches, mismatch, unverified).
 //
 // Sessions: `DelegatedSession.create(root:lifetime:targets:)`, stored with `IdentityStore.save`; chains issued
-// elsewhere: `DelegatedSession(sessionKey:chain: DelegationChain(jsonText:))`. `DelegationChain.verify` and
+// elsewhere: `DelegatedSession(sessionKey:chain: DelegationChain(jsonText:))`. A session file from outside is read
+// with `DelegatedSession(verifiedSessionFile:at:rootKey:)` (chain signatures and expiry checked), never trusted as is. `DelegationChain.verify` and
 // `ICEnvelope.verifySender` check chains and envelopes the way the IC does (for `omni ic send` and tests).

@@ -82,4 +82,4 @@ public enum AtomicFile {
     }
 }
 
-func errnoText() -> String { String(cString: strerror(errno)) }
+func errnoText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import OmniAttest
 import OmniCodec
 import OmniCrypto
@@ -19,7 +19,7 @@ extension Benchmark {
         let appID = try field("app_id")
         let hash = try line["client_data_hash_b64"]?.stringValue.map { try AttestBase64.argument($0, "client_data_hash_b64") }
             ?? SHA256.hash(try AttestBase64.argument(try field("challenge_b64"), "challenge_b64"))
-        guard let time = AttestTime.parse(try field("verify_at")) else { throw AttestError.invalidArgument("bad verify_at") }
+        guard let time = RFC3339.parse(try field("verify_at"))?.seconds else { throw AttestError.invalidArgument("bad verify_at") }
         let appraiser = AttestationAppraiser(roots: roots, environment: .any)
         guard appraiser.appraise(attestation: object, keyID: keyID, appID: appID, clientDataHash: hash, at: time).isValid else {
             throw AttestError.invalidArgument("bench input does not verify")

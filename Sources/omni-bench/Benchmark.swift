@@ -1,4 +1,4 @@
-import Foundation
+import Dispatch
 
 /// One in-process benchmark: `prepare` runs once untimed and returns the operation to time.
 struct Benchmark {

@@ -139,7 +139,7 @@ import OmniTestSupport
                 text.replaceSubrange(marker...marker, with: Base64.encode(random.bytes(Int.random(in: 0...48, using: &random))))
             }
             let bytes = round % 3 == 0 ? Self.mutate(Array(text.utf8), &random) : Array(text.utf8)
-            let enroll = try service.enroll(body: bytes, appID: "ABCDE12345.com.example.fuzz", clientData: .sha256,
+            let enroll = try service.enroll(body: bytes, appID: "ABCDE12345.com.example.fuzz", challengeHash: .sha256,
                                             appraiser: AttestationAppraiser(), at: 0)
             #expect(!enroll.isValid, "seed \(seed)")
             let verify = try service.verify(evidence: bytes, challenge: nil, clientData: .hash(random.bytes(32)), appID: nil, at: 0)

@@ -49,7 +49,7 @@ import OmniTestSupport
         let appID = try fixture.line.string("app_id")
 
         _ = try service.issueChallenge(lifetime: 300, at: fixture.time, value: fixture.challenge)
-        let enrolled = try service.enroll(body: try fixture.enrollBody, appID: appID, clientData: .sha256, appraiser: fixture.appraiser, at: fixture.time)
+        let enrolled = try service.enroll(body: try fixture.enrollBody, appID: appID, challengeHash: .sha256, appraiser: fixture.appraiser, at: fixture.time)
         #expect(enrolled.reason == .ok, "\(enrolled.message)")
         #expect(enrolled.key?.counter == 0 && enrolled.key?.environment == .production)
         #expect(enrolled.json["stored_key"]?["status"] == "active")
@@ -57,11 +57,11 @@ import OmniTestSupport
         let receipt = try CBOR.decode(try fixture.line.base64("attestation_b64"))["attStmt"]?["receipt"]?.bytes
         #expect(receipt != nil && enrolled.key?.receipt == receipt)
         // The challenge is gone: the same body cannot enroll again.
-        let replay = try service.enroll(body: try fixture.enrollBody, appID: appID, clientData: .sha256, appraiser: fixture.appraiser, at: fixture.time)
+        let replay = try service.enroll(body: try fixture.enrollBody, appID: appID, challengeHash: .sha256, appraiser: fixture.appraiser, at: fixture.time)
         #expect(replay.reason == .unknownChallenge)
         // Even over a fresh recording of the challenge, the key is already there.
         _ = try service.issueChallenge(lifetime: 300, at: fixture.time, value: fixture.challenge)
-        let again = try service.enroll(body: try fixture.enrollBody, appID: appID, clientData: .sha256, appraiser: fixture.appraiser, at: fixture.time)
+        let again = try service.enroll(body: try fixture.enrollBody, appID: appID, challengeHash: .sha256, appraiser: fixture.appraiser, at: fixture.time)
         #expect(again.reason == .keyAlreadyEnrolled)
 
         let clientData = try fixture.line.base64("client_data_b64")
@@ -111,28 +111,54 @@ import OmniTestSupport
         let directory = try TemporaryDirectory()
         let service = AttestService(store: try SQLiteAttestStore(path: directory.path("store.db")))
         for body in ["", "[]", "{\"platform\":\"android\"}", "{\"platform\":\"ios\",\"iosKeyId\":\"***\"}", "not json"] {
-            let verdict = try service.enroll(body: Array(body.utf8), appID: "ABCDE12345.com.example.omni", clientData: .sha256,
+            let verdict = try service.enroll(body: Array(body.utf8), appID: "ABCDE12345.com.example.omni", challengeHash: .sha256,
                                              appraiser: fixture.appraiser, at: fixture.time)
             #expect(verdict.reason == .badFormat, "\(body)")
         }
         // An expired challenge is refused (and used up).
         _ = try service.issueChallenge(lifetime: 10, at: fixture.time - 100, value: fixture.challenge)
-        let expired = try service.enroll(body: try fixture.enrollBody, appID: try fixture.line.string("app_id"), clientData: .sha256,
+        let expired = try service.enroll(body: try fixture.enrollBody, appID: try fixture.line.string("app_id"), challengeHash: .sha256,
                                          appraiser: fixture.appraiser, at: fixture.time)
         #expect(expired.reason == .unknownChallenge)
         #expect(expired.message.contains("expired"))
     }
-}
 
-/// Verification times: RFC 3339 or Unix seconds, only within what RFC 3339 can write back (verdicts print them).
-@Suite struct AttestTimeTests {
-    @Test func timesOutsideTheYears1To9999AreRefused() {
-        #expect(AttestTime.parse("2026-04-21T18:13:12Z") == 1_776_795_192)
-        #expect(AttestTime.parse(" 1776795192\n") == 1_776_795_192)
-        #expect(AttestTime.parse("253402300799").map(AttestTime.format) == "9999-12-31T23:59:59Z")
-        #expect(AttestTime.parse("-62135596800").map(AttestTime.format) == "0001-01-01T00:00:00Z")
-        for text in ["253402300800", "-62135596801", String(Int64.max), String(Int64.min), "yesterday", ""] {
-            #expect(AttestTime.parse(text) == nil, "\(text)")
+    /// `--challenge-field`: the challenge must be the whole value of one JSON field, not a substring anywhere.
+    @Test func aChallengeFieldBindsTheChallengeExactly() throws {
+        let fixture = try Fixture()
+        let directory = try TemporaryDirectory()
+        let service = AttestService(store: try SQLiteAttestStore(path: directory.path("store.db")))
+        _ = try service.issueChallenge(lifetime: 300, at: fixture.time, value: fixture.challenge)
+        let enrolled = try service.enroll(body: try fixture.enrollBody, appID: try fixture.line.string("app_id"), challengeHash: .sha256,
+                                          appraiser: fixture.appraiser, at: fixture.time)
+        #expect(enrolled.reason == .ok, "\(enrolled.message)")
+        let challenge = fixture.assertionChallenge
+        let encoded = Base64.encode(challenge)
+
+        func verify(_ clientData: String, _ binding: AttestService.ChallengeBinding) throws -> FlowVerdict {
+            _ = try service.issueChallenge(lifetime: 300, at: fixture.time, value: challenge)
+            return try service.verify(evidence: try fixture.evidence, challenge: challenge, clientData: .data(Array(clientData.utf8)),
+                                      binding: binding, appID: nil, at: fixture.time)
+        }
+        // The challenge elsewhere in the data: the loose default finds it (and then the signature decides); the field
+        // binding refuses before the signature is even checked.
+        let smuggled = "{\"challenge\":\"something else\",\"note\":\"\(encoded)\"}"
+        #expect(try verify(smuggled, .anywhere).reason == .badSignature)
+        let refused = try verify(smuggled, .jsonField("challenge"))
+        #expect(refused.reason == .challengeMismatch, "\(refused.message)")
+        for data in ["{\"challenge\":\"x\(encoded)\"}", "{\"challenge\":\" \(encoded)\"}", "{\"nonce\":\"\(encoded)\"}",
+                     "\(encoded)", "{\"challenge\":[\"\(encoded)\"]}", "[\"\(encoded)\"]"] {
+            #expect(try verify(data, .jsonField("challenge")).reason == .challengeMismatch, "\(data)")
+        }
+        // The exact field in the real client data (base64) passes, signature and all; base64url and hex forms pass the
+        // binding too (their signature then fails: the app signed the base64 form).
+        let clientData = try fixture.line.base64("client_data_b64")
+        _ = try service.issueChallenge(lifetime: 300, at: fixture.time, value: challenge)
+        let verified = try service.verify(evidence: try fixture.evidence, challenge: challenge, clientData: .data(clientData),
+                                          binding: .jsonField("challenge"), appID: nil, at: fixture.time)
+        #expect(verified.reason == .ok, "\(verified.message)")
+        for form in [AttestBase64.encodeURL(challenge), Hex.encode(challenge)] {
+            #expect(try verify("{\"challenge\":\"\(form)\"}", .jsonField("challenge")).reason == .badSignature, "\(form)")
         }
     }
 }

@@ -33,7 +33,7 @@ enum OmniExecutable {
         }
         let arguments = ["attest", "verify-assertion", "--store", path, "--key-id", try vector.string("key_id"),
                          "--assertion", try vector.string("assertion_b64"),
-                         "--client-data-hash", try vector.string("assertion_client_data_hash_b64"), "--output", "json"]
+                         "--client-data-hash", try vector.string("assertion_client_data_hash_b64"), "--output", "jsonl"]
         let processes = (0..<8).map { _ -> (Process, Pipe) in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: OmniExecutable.path)
@@ -71,7 +71,7 @@ enum OmniExecutable {
         // Each challenge is committed before its line is printed; kill the writer while it is still minting.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: OmniExecutable.path)
-        process.arguments = ["attest", "challenge", "--store", path, "--count", "1000000", "--ttl", "1h", "--output", "json"]
+        process.arguments = ["attest", "challenge", "--store", path, "--count", "1000000", "--ttl", "1h", "--output", "jsonl"]
         process.environment = OmniExecutable.environment
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -104,6 +104,24 @@ func sampleKey(_ seed: UInt8, counter: UInt32 = 0, at time: Int64 = 1_700_000_00
         #expect(throws: AttestError.self) { try store.keys() }
     }
 
+    /// The store holds enrolled keys and live challenges: the database and its -wal and -shm files are the owner's
+    /// alone (SQLite by itself creates them 0644).
+    @Test func storeFilesAreCreatedOwnerOnly() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("private.db")
+        let store = try SQLiteAttestStore(path: path)
+        #expect(try store.enroll(try sampleKey(3)))
+        _ = try AttestService(store: store).issueChallenge(lifetime: 60, at: 0)
+        for file in [path, path + "-wal", path + "-shm"] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file)
+            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+            #expect(mode == 0o600, "\(file) has mode \(String(mode, radix: 8))")
+        }
+        // A path in a directory that does not exist is a store error naming it, not a crash.
+        let error = try #require(throws: AttestError.self) { try SQLiteAttestStore(path: directory.path("nowhere/store.db")) }
+        #expect(error.kind == .store && error.message.contains("nowhere/store.db"))
+    }
+
     @Test func filesThatAreNotStoresAreRefused() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("not-a-store")

@@ -40,7 +40,7 @@ extension JSONValue {
     }
 
     func time(_ key: String) throws -> Int64 {
-        guard let time = AttestTime.parse(try string(key)) else { throw TestSupportError("vector field \(key) is not a time") }
+        guard let time = RFC3339.parse(try string(key))?.seconds else { throw TestSupportError("vector field \(key) is not a time") }
         return time
     }
 

@@ -106,7 +106,7 @@ import OmniTestSupport
             #expect(receipt.attestedCertificate == expected["attested_certificate_b64"]?.stringValue.flatMap(AttestBase64.decode), "\(id)")
 
             // Not Apple's receipt root, the wrong app, another key: each is a problem.
-            let wrongRoot = ReceiptAppraiser.appraise(bytes, roots: [AppleRoots.appAttestationRoot], at: created, appID: nil, expectedKeyID: nil)
+            let wrongRoot = ReceiptAppraiser.appraise(bytes, trust: .anchored([AppleRoots.appAttestationRoot]), at: created, appID: nil, expectedKeyID: nil)
             #expect(!wrongRoot.isValid && !wrongRoot.chainValid, "\(id)")
             let wrongApp = ReceiptAppraiser.appraise(bytes, at: created, appID: "TEAM.other", expectedKeyID: nil)
             #expect(!wrongApp.isValid, "\(id)")

@@ -187,11 +187,16 @@ import OmniTestSupport
                                       message: bytes(hex: try string(vector, "msg"))))
         }
         #expect(items.count == 6)
-        #expect(BLS.verifyBatch(items).allSatisfy { (try? $0.get()) == .valid })
+        // One verdict per item, in order: an empty or short result must not pass as "all valid".
+        let verdicts = BLS.verifyBatch(items)
+        #expect(verdicts.count == items.count)
+        #expect(verdicts.filter { (try? $0.get()) == .valid }.count == 6)
         var mixed = items
         mixed[2].message.append(0)
         mixed[4].signature[0] &= 0x7f
         let results = BLS.verifyBatch(mixed)
+        #expect(results.count == mixed.count)
+        #expect(results.filter { (try? $0.get()) == .valid }.count == 4)
         for (index, result) in results.enumerated() {
             switch index {
             case 2: #expect((try? result.get()) == .invalid(.pairingCheckFailed))
@@ -201,6 +206,7 @@ import OmniTestSupport
         }
         #expect(BLS.verifyBatch([]).isEmpty)
         #expect(BLS.verifyBatch([items[0]]).map { try? $0.get() } == [.valid])
+        #expect(BLS.verifyBatch([mixed[2], items[0]]).map { try? $0.get() } == [.invalid(.pairingCheckFailed), .valid])
     }
 }
 

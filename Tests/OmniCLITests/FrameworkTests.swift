@@ -200,6 +200,14 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     }
 }
 
+@Suite struct ConditionalStreamTests {
+    @Test func aSingleVerdictStaysOneObjectAndABatchIsOneArray() throws {
+        #expect(try JSONValue.parse(tool(["judge", "-o", "json"]).stdout).objectValue != nil)
+        let batch = tool(["judge", "--batch", "-", "-o", "json"], stdin: Array("{}\n{}\n".utf8))
+        #expect(try JSONValue.parse(batch.stdout).arrayValue?.count == 2, "\(batch.stdout)")
+    }
+}
+
 @Suite struct InterruptTests {
     @Test func anInterruptedCommandExits130ForSIGINTAnd143ForSIGTERM() {
         let int = tool(["interrupted", "int", "-o", "json"])

@@ -20,7 +20,7 @@ enum Framework {
     }
 
     static let lineFile = Argument<InputFile>("FILE", help: "Lines to number.")
-    static let lines = Command("lines", abstract: "Number the lines of a file.", arguments: [lineFile], streaming: true) { invocation in
+    static let lines = Command("lines", abstract: "Number the lines of a file.", arguments: [lineFile], streaming: .always) { invocation in
         let reader = try invocation.lines(try invocation.value(lineFile), label: "FILE", maxLineBytes: 64)
         for line in reader {
             let entry: JSONValue
@@ -34,7 +34,7 @@ enum Framework {
     }
 
     static let countOption = DefaultedOption<Int>("count", short: "n", help: "How many items.", default: 2)
-    static let stream = Command("stream", abstract: "Emit items.", options: [countOption], streaming: true) { invocation in
+    static let stream = Command("stream", abstract: "Emit items.", options: [countOption], streaming: .always) { invocation in
         let count = try invocation.value(countOption)
         for index in 0..<count { invocation.emitItem(SimpleOutput(text: "item \(index)", json: ["index": .int(index)])) }
         return .output(SimpleOutput(text: "done", json: ["done": true]))
@@ -99,7 +99,7 @@ enum Framework {
     static let chunk = DefaultedOption<Int>("chunk", help: "Lines judged together.", default: 1)
     /// Even numbers are valid; a line without "n" cannot be judged.
     static let batch = Command("batch", abstract: "Judge numbers.", options: [chunk], arguments: [batchInput],
-                               streaming: true) { invocation in
+                               streaming: .always) { invocation in
         let size = try invocation.value(chunk)
         return try BatchRunner.run(invocation, input: try invocation.value(batchInput), label: "FILE", chunkSize: size) { lines in
             #expect(lines.count <= size)
@@ -110,10 +110,21 @@ enum Framework {
         }
     }
 
+    static let many = Option<InputFile>("batch", help: "Lines to judge.")
+    /// One verdict, or a stream of them with --batch.
+    static let judge = Command("judge", abstract: "One verdict or a batch.", options: [many], streaming: .when(many)) { invocation in
+        guard let input = try invocation.value(many) else {
+            return .output(SimpleOutput(text: "valid", json: ["valid": true]))
+        }
+        return try BatchRunner.run(invocation, input: input, label: "--batch") { lines in
+            lines.map { _ in .verdict(fields: [("valid", true)], valid: true, text: "valid") }
+        }
+    }
+
     static let tool = CommandLineTool(
         name: "tool", version: "1.0",
         root: Command("tool", abstract: "Framework test tool.", subcommands: [
-            files, lines, stream, relations, exactlyOne, time, choose, interrupted, say, table, named, batch,
+            files, lines, stream, relations, exactlyOne, time, choose, interrupted, say, table, named, batch, judge,
         ]),
         completers: ["names": { _ in ["alice", "bob"] }],
         errorMapper: { _ in nil })

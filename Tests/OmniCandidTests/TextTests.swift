@@ -1,5 +1,7 @@
+import Foundation
 import OmniCandid
 import OmniCodec
+import OmniTestSupport
 import Testing
 
 /// Candid text: parsing, didc-style printing (expected strings follow didc's own value tests), round trips, errors.
@@ -180,13 +182,30 @@ import Testing
         #expect(Principal.managementCanister.text == "aaaaa-aa")
         #expect(Principal.anonymous.text == "2vxsx-fae")
         #expect(try Principal(text: "2chl6-4hpzw-vqaaa-aaaaa-c").bytes == [0xEF, 0xCD, 0xAB, 0, 0, 0, 0, 0, 1])
-        #expect(throws: CandidError.self) { try Principal(text: "W7X7R-COK77-XA") }
+        // Letter case does not matter (../shared/vectors/ic/principals.json "case_insensitive"); the dashes do.
+        #expect(try Principal(text: "W7X7R-COK77-XA") == (try Principal(text: "w7x7r-cok77-xa")))
+        #expect(try Principal(text: "W7X7R-COK77-XA").text == "w7x7r-cok77-xa")
         #expect(throws: CandidError.self) { try Principal(text: "w7x7rcok77xa") }
+        #expect(throws: CandidError.self) { try Principal(text: "W7X7RCOK77XA") }
         #expect(throws: CandidError.self) { try Principal(bytes: [UInt8](repeating: 1, count: 30)) }
         var random = SystemRandomNumberGenerator()
         for _ in 0..<200 {
             let principal = try Principal(bytes: (0..<Int.random(in: 0...29, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) })
             #expect(try Principal(text: principal.text) == principal)
+        }
+    }
+
+    @Test("principals.json: every case_insensitive text parses to its bytes, in Candid text too", .vectors("ic/principals.json"))
+    func principalTextIgnoresCase() throws {
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Vectors.url("ic/principals.json"))) as? [String: Any])
+        let entries = try #require(document["case_insensitive"] as? [[String: Any]])
+        #expect(entries.count == 2)
+        for entry in entries {
+            let text = try #require(entry["text"] as? String)
+            let bytes = try Hex.decode(try #require(entry["hex"] as? String))
+            let principal = try Principal(text: text)
+            #expect(principal.bytes == bytes, "\(text)")
+            #expect(try Candid.parseArguments("(principal \"\(text)\")") == [.principal(principal)], "\(text)")
         }
     }
 

@@ -88,16 +88,6 @@ import Testing
                                  nonce: ConnectCrypto.makeNonce())
     }
 
-    /// Waits for a condition of the relay's own state that follows from events already seen (a bounded linger).
-    static func eventually(timeout: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while !condition() {
-            if Date() > deadline { return false }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        return true
-    }
-
     /// 300 peers that never answer the relay's close (more than the server's default 256 connection threads): every
     /// socket is reclaimed by the close timeout, long before the idle timeout could, and the relay keeps serving.
     @Test func socketsThatIgnoreTheCloseAreReclaimed() throws {
@@ -127,7 +117,7 @@ import Testing
         #expect(harness.server.webSockets().isEmpty)
         // The server lets each connection linger at most a second for the peer's FIN, then frees its thread (what
         // remains are the test client's keep-alive HTTP connections).
-        #expect(Self.eventually(timeout: 30) { harness.server.connectionCount < 10 }, "connections: \(harness.server.connectionCount)")
+        #expect(harness.waitUntil(timeout: 30) { harness.server.connectionCount < 10 }, "connections: \(harness.server.connectionCount)")
 
         // Still serving: a new session joins.
         let fresh = try Self.register(client)
@@ -210,7 +200,7 @@ import Testing
         let perSession = 1000 / frameSize / 2 + 1   // each session alone stays under the budget; together they pass it
         for sequence in 1...UInt64(perSession) { try firstApp.send(binary: ping(first.sid, sequence)) }
         // The two sockets are served by different threads: let the first session's frames land before the second's.
-        #expect(Self.eventually(timeout: 30) { harness.relay.bufferedByteCount == perSession * frameSize })
+        #expect(harness.waitUntil(timeout: 30) { harness.relay.bufferedByteCount == perSession * frameSize })
         for sequence in 1...UInt64(perSession) { try secondApp.send(binary: ping(second.sid, sequence)) }
         #expect(harness.waitFor { if case .terminated(ConnectText.base64URL(second.sid), "connect_relay_buffer_full") = $0 { true } else { false } })
         #expect(harness.relay.bufferedByteCount == perSession * frameSize, "the first session keeps its frames")

@@ -14,6 +14,13 @@ struct ICNetworkEndToEndTests {
         return peer
     }
 
+    /// A second replica that is the root subnet itself (`--no-delegation`): its certificates are root-signed.
+    static let rootSubnet = Result { () throws -> PeerProcess in
+        let peer = try PeerProcess(script: "ic_replica.py", arguments: ["--no-delegation"])
+        FileHandle.standardError.write(Data("ic_replica.py --no-delegation for the ic end-to-end tests: --seed \(try peer.string("seed"))\n".utf8))
+        return peer
+    }
+
     let replica: PeerProcess
     let url: String
     let rootKey: String
@@ -261,6 +268,124 @@ struct ICNetworkEndToEndTests {
         #expect(both.status == 2)
     }
 
+    @Test func subnetKeysAreReadAnonymously() throws {
+        let pem = try Self.generatedPEM()
+        defer { try? FileManager.default.removeItem(atPath: pem.directory) }
+        let result = try omni(["query", canister, "greet", "(\"me\")", "--pem", pem.path])
+        #expect(result.status == 0 && result.stdoutText == "(\"Hello, me!\")\n", "\(result.stderrText)")
+        #expect(try stat("node_key_reads") == 1)
+        #expect(try stat("signed_node_key_reads") == 0, "the public /subnet read never carries the user's principal")
+    }
+
+    /// The root subnet's own node keys vouch only for the root subnet's canisters: with its certified ranges
+    /// excluding the canister, a query answered under those keys is refused, and the keys are not cached.
+    @Test func rootSubnetNodeKeysForAForeignCanisterAreRefused() throws {
+        let root = try Self.rootSubnet.get()
+        let rootURL = try root.string("url"), rootKey = try root.string("root_key")
+        try root.requestJSON("/_control", method: "POST", body: ["action": "reset_config"])
+        func query(_ arguments: [String] = []) throws -> ProcessResult {
+            try Omni.run(["ic", "query", try root.string("canister_id"), "greet", "(\"root\")", "--network", rootURL, "--root-key", rootKey]
+                         + arguments, environment: ["XDG_CACHE_HOME": cache])
+        }
+        let honest = try query()
+        #expect(honest.status == 0 && honest.stdoutText == "(\"Hello, root!\")\n", "the setup works: \(honest.stderrText)")
+        try FileManager.default.removeItem(atPath: cache)
+        try root.requestJSON("/_control", method: "POST", body: ["foreign_range": true])
+        defer { _ = try? root.requestJSON("/_control", method: "POST", body: ["action": "reset_config"]) }
+        let attacked = try query(["-o", "json"])
+        #expect(attacked.status == 1 && attacked.stdoutText.isEmpty, "\(attacked.stdoutText)")
+        let error = try errorJSON(attacked)["error"]
+        #expect(error?["kind"] == "verification_failed")
+        #expect(error?["message"]?.stringValue?.hasPrefix("verification failed (range)") == true, "\(String(describing: error))")
+        #expect(error?["message"]?.stringValue?.contains("outside the canister ranges it certifies for the root subnet") == true,
+                "\(String(describing: error))")
+        let cached = (try? FileManager.default.subpathsOfDirectory(atPath: cache))?.filter { $0.hasSuffix(".json") } ?? []
+        #expect(cached.isEmpty, "refused keys are not cached: \(cached)")
+    }
+
+    // MARK: Clock skew and hostile expiry refusals
+
+    /// A boundary node claims the network runs 3 days ahead: omni does not sign anything for that time (a request
+    /// valid days ahead could be replayed then), and says what the claim would mean for the local clock.
+    @Test func hostileSkewHintDaysAheadIsRefused() throws {
+        try control(["lying_expiry_refusal": "refuse", "lying_expiry_hint_s": 259_200])
+        let result = try omni(["call", canister, "counter", "-o", "json"])
+        #expect(result.status == 7, "\(result.stderrText)")
+        let message = try errorJSON(result)["error"]?["message"]?.stringValue ?? ""
+        #expect(message.contains("local clock is 25920") && message.contains("s behind the network; fix the clock or pass --time-tolerance"),
+                "\(message)")
+        #expect(message.contains("was not signed again"), "\(message)")
+        #expect(try stat("call_v4") == 1 && stat("far_future_expiries") == 0, "one call, never one signed days ahead")
+    }
+
+    /// A boundary node forwards the call, then answers with a false expiry refusal: omni reads the call's
+    /// certified status and follows it instead of signing a second call (which would run the update twice).
+    @Test func falseExpiryRefusalOfAnAcceptedCallDoesNotRunItTwice() throws {
+        try control(["action": "reset_state"])
+        try control(["lying_expiry_refusal": "accept", "lying_expiry_hint_s": 200])
+        let result = try omni(["call", canister, "counter"])
+        #expect(result.status == 0 && result.stdoutText == "(1 : nat)\n", "\(result.stdoutText) \(result.stderrText)")
+        #expect(result.stderrText.contains("following it instead of signing it again"), "\(result.stderrText)")
+        #expect(try replica.requestJSON("/_control")["counter"] == 1, "the update ran once")
+        #expect(try stat("call_v4") == 1)
+    }
+
+    /// A false refusal of a call that was dropped: certified time says its signature is still valid, so it may yet
+    /// run; omni does not sign a second one and says how to check on the first.
+    @Test func falseExpiryRefusalOfADroppedCallIsNotSignedAgain() throws {
+        try control(["lying_expiry_refusal": "refuse", "lying_expiry_hint_s": 120])
+        let result = try omni(["call", canister, "counter", "-o", "json"])
+        #expect(result.status == 1, "\(result.stderrText)")
+        let error = try errorJSON(result)["error"]
+        #expect(error?["message"]?.stringValue?.hasPrefix("verification failed (time)") == true, "\(String(describing: error))")
+        #expect(error?["message"]?.stringValue?.contains("may still run, so it is not signed again") == true)
+        #expect(try stat("call_v4") == 1)
+    }
+
+    /// The local clock 10 minutes behind the network: said plainly; --time-tolerance 15m makes it work.
+    @Test func localClockTenMinutesOffIsNamed() throws {
+        try control(["clock_skew_s": 600])
+        let refused = try omni(["call", canister, "greet_update", "(\"late\")", "-o", "json"])
+        #expect(refused.status == 7, "\(refused.stderrText)")
+        let message = try errorJSON(refused)["error"]?["message"]?.stringValue ?? ""
+        #expect(["599", "600", "601"].contains { message.contains("local clock is \($0) s behind the network; fix the clock or pass --time-tolerance") },
+                "\(message)")
+        let tolerated = try omni(["call", canister, "greet_update", "(\"late\")", "--time-tolerance", "15m"])
+        #expect(tolerated.status == 0 && tolerated.stdoutText == "(\"Hello, late!\")\n", "\(tolerated.stderrText)")
+    }
+
+    // MARK: Hostile text
+
+    /// A canister's reject message with terminal control sequences: escaped in text output (stdout and stderr),
+    /// exact in JSON.
+    @Test func controlCharactersInRejectTextAreEscaped() throws {
+        let hostile = "boom \u{1B}]0;owned\u{07}\u{1B}[2Jcleared \u{1B}[31mred\u{1B}[0m \u{9B}1m c1 \rforged"
+        let shown = "boom \\x1B]0;owned\\x07\\x1B[2Jcleared \\x1B[31mred\\x1B[0m \\x9B1m c1 \\x0Dforged"
+        func raw(_ text: String) -> Bool { text.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{9B}" || $0 == "\r" } }
+        for command in [["call", canister, "hostile_reject"], ["query", canister, "hostile_reject_query"]] {
+            let text = try omni(command)
+            #expect(text.status == 4, "\(command[0]): \(text.stderrText)")
+            #expect(text.stdoutText.contains(shown), "\(command[0]): \(text.stdoutText)")
+            #expect(!raw(text.stdoutText) && !raw(text.stderrText), "\(command[0]): no control character reaches the terminal")
+            let json = try omni(command + ["-o", "json"])
+            #expect(json.status == 4)
+            #expect(try JSONValue.parse(json.stdoutText)["reject_message"]?.stringValue == hostile, "\(command[0]): exact in JSON")
+        }
+        // An uncertified reject is an error on stderr: escaped there too.
+        let guarded = try omni(["call", canister, "hostile_guarded"])
+        #expect(guarded.status == 4 && !raw(guarded.stderrText), "\(guarded.stderrText)")
+        #expect(guarded.stderrText.contains("\\x1B]0;owned"), "\(guarded.stderrText)")
+    }
+
+    static func generatedPEM() throws -> (directory: String, path: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("omni-e2e-pem-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let pem = directory.appendingPathComponent("identity.pem").path
+        let generated = try Subprocess.run("/usr/bin/env", ["openssl", "genpkey", "-algorithm", "ed25519", "-out", pem])
+        guard generated.status == 0 else { throw TestSupportError("openssl genpkey: \(generated.stderrText)") }
+        return (directory.path, pem)
+    }
+
     // MARK: Requests signed elsewhere
 
     @Test func sendsARequestSignedByAnIndependentSigner() throws {
@@ -274,11 +399,14 @@ struct ICNetworkEndToEndTests {
         #expect(result.status == 0 && result.stdoutText == "(\"Hello, send!\")\n", "\(result.stderrText)")
         #expect(try stat("polls") >= 1, "polled with the file's signed read_state")
 
-        for tamper in ["arg", "signature"] {
+        for (tamper, status, words) in [("arg", Int32(3), "\"arg\" is"), ("signature", Int32(1), "verification failed (signature)")] {
             let bad = try Subprocess.python("ic_sign_peer.py", ["--canister", canister, "--method", "greet_update",
                                                                  "--arg-hex", "4449444c0001710473656e64", "--tamper", tamper])
+            // A crashed peer writes no file: that must fail here, not pass as a refusal.
+            try #require(bad.status == 0 && !bad.stdout.isEmpty, "ic_sign_peer.py --tamper \(tamper): \(bad.stderrText)")
             let refused = try omni(["send", "-"], stdin: bad.stdout)
-            #expect(refused.status == (tamper == "arg" ? 3 : 1), "\(tamper): \(refused.stderrText)")
+            #expect(refused.status == status, "\(tamper): \(refused.stderrText)")
+            #expect(refused.stderrText.contains(words), "\(tamper): refused for the tampering: \(refused.stderrText)")
         }
     }
 }

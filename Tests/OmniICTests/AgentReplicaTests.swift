@@ -203,15 +203,46 @@ struct AgentReplicaTests {
         #expect(error?.kind == .rejected && error?.status == 403)
     }
 
+    /// The replica's clock 200 s ahead: the refused call's status is read (the read itself is signed again once
+    /// with the replica's hint), certified time proves the first call expired, and one new call is signed.
     @Test func clockSkewIsCorrectedOnce() throws {
         try replica.reset([("clock_skew_s", 200)])
         let events = EventLog()
         let agent = try replica.agent(events: events)
         let result = try agent.call(canister: replica.canister, method: "greet_update", arg: try candidText("skew"))
         guard case .replied = result.outcome else { Issue.record("\(result.outcome)"); return }
-        #expect(events.descriptions.filter { $0.contains("signed again with its time") }.count == 1)
+        let sources = events.events.compactMap { event -> ClockSource? in
+            if case .clockSkewCorrected(_, let source) = event { return source }
+            return nil
+        }
+        #expect(sources == [.replicaHint, .certifiedTime], "\(events.descriptions)")
         #expect(agent.clockSkew > 150_000_000_000)
-        #expect(try replica.stat("errors") == 1)
+        #expect(try replica.stat("errors") == 2 && replica.stat("call_v4") == 2 && replica.stat("far_future_expiries") == 0)
+    }
+
+    @Test func subnetKeysAreReadAnonymously() throws {
+        // A session restricted to another canister: a /subnet read signed with it would be refused by the replica.
+        let other = try Principal(icText: "ryjl3-tyaaa-aaaaa-aaaba-cai")
+        let session = try DelegatedSession.create(root: try ICIdentity.generate(), targets: [other])
+        let (info, fromCache) = try replica.agent(identity: ICIdentity(session: session)).subnetInfo(serving: replica.canister)
+        #expect(info.subnetID == replica.subnet && !fromCache && info.serves(replica.canister))
+        // A verified query by a key identity: its node keys are read anonymously too.
+        let query = try replica.agent(identity: try ICIdentity.generate()).query(canister: replica.canister, method: "greet",
+                                                                               arg: try candidText("k"))
+        guard case .nodeSignatures = query.verification else { Issue.record("\(query.verification)"); return }
+        #expect(try replica.stat("node_key_reads") == 2)
+        #expect(try replica.stat("signed_node_key_reads") == 0, "the user's principal never signs a public /subnet read")
+    }
+
+    @Test func unverifiedSubnetFactsAreNeverCached() throws {
+        let directory = try temporaryDirectory("omni-nodekeys-unsafe")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = NodeKeyCache(directory: directory)
+        _ = try replica.agent(verifies: false, cache: cache).subnetInfo(serving: replica.canister)
+        #expect(!FileManager.default.fileExists(atPath: cache.path(subnet: replica.subnet, rootKey: replica.rootKey)))
+        #expect(cache.load(serving: replica.canister, rootKey: replica.rootKey) == nil)
+        _ = try replica.agent(cache: cache).subnetInfo(serving: replica.canister)
+        #expect(cache.load(serving: replica.canister, rootKey: replica.rootKey)?.subnetID == replica.subnet, "verified facts are")
     }
 
     // MARK: Certificate attacks
@@ -351,8 +382,16 @@ struct AgentReplicaTests {
         #expect(try ICAgent.effectiveCanisterID(canister: replica.canister, method: "greet", arg: [], explicit: replica.canister)
                 == replica.canister)
         // Another canister's id would have the answer checked against that canister's subnet.
-        #expect(throws: ICError.self) {
+        let foreign = expectICError(.invalidArgument, "explicit id for an ordinary canister") {
             _ = try ICAgent.effectiveCanisterID(canister: replica.canister, method: "greet", arg: [], explicit: ledger)
         }
+        #expect(foreign?.message.contains("only aaaaa-aa requests are routed by another id") == true)
+        // An argument that names its canister fixes the route of an aaaaa-aa request, explicit or not.
+        let named = expectICError(.invalidArgument, "explicit id against the argument") {
+            _ = try ICAgent.effectiveCanisterID(canister: .managementCanister, method: "canister_status", arg: arg, explicit: ledger)
+        }
+        #expect(named?.message.contains("names canister \(replica.canister)") == true, "\(String(describing: named))")
+        #expect(try ICAgent.effectiveCanisterID(canister: .managementCanister, method: "canister_status", arg: arg,
+                                                explicit: replica.canister) == replica.canister)
     }
 }

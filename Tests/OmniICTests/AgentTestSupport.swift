@@ -96,3 +96,33 @@ func thrownError<T: Error>(_ type: T.Type, _ body: () throws -> Void) -> T? {
     Issue.record("expected \(T.self), but nothing was thrown")
     return nil
 }
+
+/// A replica played by `handler`, which gets each request with its decoded envelope and its index (0-based).
+final class HandlerTransport: ICTransport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: [(request: HTTPRequest, envelope: ICEnvelope)] = []
+    private let handler: (HTTPRequest, ICEnvelope, Int) throws -> (Int, [UInt8])
+
+    init(_ handler: @escaping (HTTPRequest, ICEnvelope, Int) throws -> (Int, [UInt8])) { self.handler = handler }
+
+    func perform(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+        let envelope: ICEnvelope
+        do { envelope = try ICEnvelope(decoding: request.body ?? []) } catch {
+            throw TransportError(.protocolViolation, "the test replica cannot read the request: \(error)")
+        }
+        let index = lock.withLock { () -> Int in
+            seen.append((request, envelope))
+            return seen.count - 1
+        }
+        let answer: (Int, [UInt8])
+        do { answer = try handler(request, envelope, index) } catch {
+            throw TransportError(.protocolViolation, "the test replica failed: \(error)")
+        }
+        return HTTPResponse(status: answer.0, version: .http1_1, headers: [:], body: answer.1, effectiveURL: request.url,
+                            redirectCount: 0, totalSeconds: 0)
+    }
+
+    var envelopes: [ICEnvelope] { lock.withLock { seen.map(\.envelope) } }
+    var calls: [ICEnvelope] { envelopes.filter { $0.content.requestType == "call" } }
+    var bodies: [[UInt8]] { lock.withLock { seen.map { $0.request.body ?? [] } } }
+}

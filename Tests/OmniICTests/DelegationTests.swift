@@ -97,12 +97,17 @@ import Testing
         // Bad signature.
         var forged = session.chain
         forged.delegations[0].signature[0] ^= 1
-        expectICError(.verificationFailed, reason: .delegationChain, "bad signature") { try forged.verify(at: now) }
-        // Cycle: delegating back to the root key.
+        // Every chain rule fails with reason delegation_chain: the message says which rule, and that is the point.
+        let badSignature = expectICError(.verificationFailed, reason: .delegationChain, "bad signature") { try forged.verify(at: now) }
+        #expect(badSignature?.message.contains("delegation 0 (Ed25519): the Ed25519 signature does not verify") == true,
+                "\(String(describing: badSignature))")
+        // Cycle: delegating back to the root key (validly signed, so only the cycle rule can refuse it).
         let cycle = try root.delegate(Delegation(publicKey: try #require(root.publicKeyDER), expiration: now + 1))
-        expectICError(.verificationFailed, reason: .delegationChain, "cycle") {
+        let cycleError = expectICError(.verificationFailed, reason: .delegationChain, "cycle") {
             try DelegationChain(publicKey: try #require(root.publicKeyDER), delegations: [cycle]).verify(at: now)
         }
+        #expect(cycleError?.message.contains("delegates to a key already in the chain (a cycle)") == true,
+                "\(String(describing: cycleError))")
         // 21 links.
         var keys = [root]
         var links: [SignedDelegation] = []
@@ -112,13 +117,54 @@ import Testing
             keys.append(next)
         }
         let long = DelegationChain(publicKey: try #require(root.publicKeyDER), delegations: links)
-        expectICError(.verificationFailed, reason: .delegationChain, "21 links") { try long.verify(at: now) }
+        let tooLong = expectICError(.verificationFailed, reason: .delegationChain, "21 links") { try long.verify(at: now) }
+        #expect(tooLong?.message.contains("the chain has 21 delegations, at most 20 are allowed") == true, "\(String(describing: tooLong))")
         try DelegationChain(publicKey: long.publicKey, delegations: Array(links.prefix(20))).verify(at: now)
         // A WebAuthn key is recognised and refused.
         let webAuthn = SenderPublicKey.webAuthnAlgorithm + [0x03, 0x02, 0x00, 0x01]
         let webAuthnDER = DERWriter.element(tag: 0x30, webAuthn)
         expectICError(.unsupported, "WebAuthn") { _ = try SenderPublicKey(der: webAuthnDER) }
         expectICError(.malformed, "garbage key") { _ = try SenderPublicKey(der: [0x30, 0x03, 0x01, 0x02]) }
+    }
+
+    /// A session file is only JSON until its chain is checked: `init(sessionFile:)` reads a forged chain, the
+    /// verifying initialiser (what `identity import --session` uses) refuses it, naming the broken link.
+    @Test func sessionFilesAreVerifiedBeforeImport() throws {
+        let root = try ICIdentity.generate()
+        let parent = ICIdentity(session: try DelegatedSession.create(root: root, now: now))
+        let session = try DelegatedSession.create(root: parent, lifetime: DelegatedSession.hour, now: now)
+        let file = try session.sessionFileJSON()
+        let verified = try DelegatedSession(verifiedSessionFile: file, at: now + 1)
+        #expect(verified.chain == session.chain && verified.principal == root.principal)
+
+        guard case .object(var object) = file, case .object(var chain) = try #require(object["delegation_chain"]),
+              case .array(var links) = try #require(chain["delegations"]), case .object(var second) = links[1],
+              let signature = second["signature"]?.stringValue else {
+            Issue.record("session file layout"); return
+        }
+        second["signature"] = .string((signature.hasPrefix("00") ? "01" : "00") + signature.dropFirst(2))
+        links[1] = .object(second)
+        chain["delegations"] = .array(links)
+        object["delegation_chain"] = .object(chain)
+        let forged = JSONValue.object(object)
+        _ = try DelegatedSession(sessionFile: forged)
+        let refused = expectICError(.verificationFailed, reason: .delegationChain, "forged link") {
+            _ = try DelegatedSession(verifiedSessionFile: forged, at: now + 1)
+        }
+        #expect(refused?.message.contains("the session's delegation chain does not verify: delegation 1") == true,
+                "\(String(describing: refused))")
+        let expired = expectICError(.verificationFailed, reason: .expired, "expired") {
+            _ = try DelegatedSession(verifiedSessionFile: file, at: session.expiration + 1)
+        }
+        #expect(expired?.message.contains("delegation 1 expired at") == true, "\(String(describing: expired))")
+        // One session's key with another's chain: the file is inconsistent (malformed input, not a setup problem).
+        guard case .object(var mixed) = file, case .object(let stranger) = try DelegatedSession.create(root: root, now: now).sessionFileJSON(),
+              let strangerChain = stranger["delegation_chain"] else {
+            Issue.record("session file layout"); return
+        }
+        mixed["delegation_chain"] = strangerChain
+        let mismatch = expectICError(.malformed, "chain of another session") { _ = try DelegatedSession(sessionFile: .object(mixed)) }
+        #expect(mismatch?.location == "delegation_chain" && mismatch?.message.contains("does not end in its session key") == true)
     }
 
     @Test func agentJSJSON() throws {

@@ -70,9 +70,24 @@ import Testing
             #expect(verdict["valid"]?.boolValue == expected[index].valid, "seed \(seed), envelope \(index): \(line)")
             if expected[index].valid {
                 #expect(verdict["request_id"]?.stringValue == expected[index].id.hex, "seed \(seed), envelope \(index)")
+            } else {
+                // Refused for the flipped signature bit, not for anything else.
+                #expect(verdict["refusal"]?.stringValue == "signature", "seed \(seed), envelope \(index): \(line)")
             }
         }
         print("ic_peer verify-envelopes: \(verdicts.count) envelopes agree (seed \(seed))")
+    }
+
+    /// The peer's own failure is never a verdict: input it cannot even parse makes it exit non-zero (which
+    /// `runPeer` turns into a failed test) instead of printing "valid": false.
+    @Test func peerFailureIsNotARefusal() throws {
+        let line = JSONValue.object(["envelope": "d9d9f7ff", "time": 1]).serialized() + "\n"
+        let result = try Subprocess.python("ic_peer.py", ["verify-envelopes"], stdin: Data(line.utf8))
+        #expect(result.status != 0 && result.stdoutText.isEmpty, "\(result.stdoutText)")
+        #expect(throws: TestSupportError.self) { _ = try DifferentialTests.runPeer(["verify-envelopes"], stdin: line) }
+        let refused = try JSONValue.parse(try DifferentialTests.runPeer(["verify-envelopes"],
+            stdin: JSONValue.object(["envelope": "a0", "time": 1]).serialized() + "\n"))
+        #expect(refused["valid"] == false && refused["refusal"] == "tag")
     }
 
     @Test func certificatesSignedByAnIndependentImplementation() throws {

@@ -151,6 +151,20 @@ import Testing
         print("keys.json: \(count) vectors")
     }
 
+    /// Every form an identity's private key could take in text: the raw secret as hex (both cases), and the
+    /// base64 body of its PEM export, whole and line by line.
+    static func secretForms(of identity: ICIdentity) throws -> [String] {
+        let secret: [UInt8]
+        switch identity.signer {
+        case .ed25519(let key): secret = key.seed
+        case .ecdsa(let key): secret = key.rawRepresentation
+        default: throw TestSupportError("no private key in \(identity.keyType)")
+        }
+        guard secret.count == 32 else { throw TestSupportError("secret of \(secret.count) bytes") }
+        let body = try identity.exportPrivateKeyPEM().split(separator: "\n").filter { !$0.hasPrefix("-----") }.map(String.init)
+        return [Hex.encode(secret), Hex.encode(secret, uppercase: true)] + body + [body.joined()]
+    }
+
     @Test func envelopesForEveryKeyType() throws {
         let canister = try principal("ryjl3-tyaaa-aaaaa-aaaba-cai")
         let now: UInt64 = 1_700_000_000_000_000_000
@@ -169,7 +183,15 @@ import Testing
             var tampered = decoded
             tampered.content.ingressExpiry += 1
             expectICError(.verificationFailed, reason: .signature, "\(type) tampered") { try tampered.verifySender(at: now) }
-            #expect(!String(describing: identity).contains(Hex.encode(try identity.exportPrivateKeyPEM().utf8.prefix(8))))
+            let secrets = try RequestTests.secretForms(of: identity)
+            #expect(secrets.count >= 4, "\(type): secret forms")
+            var printed = [String(describing: identity), String(reflecting: identity), ""]
+            dump(identity, to: &printed[2])
+            for text in printed {
+                #expect(!secrets.contains { text.contains($0) }, "\(type): \(text)")
+            }
+            // The check can fire: a text carrying the key (as a careless description would) is caught.
+            #expect(secrets.contains { "ICIdentity(seed: \(secrets[0]))".contains($0) })
         }
         let anonymous = try ICRequest(.query(canister: canister, method: "m", arg: []), sender: .anonymous, ingressExpiry: 1)
         let envelope = try ICIdentity.anonymous.envelope(for: anonymous)

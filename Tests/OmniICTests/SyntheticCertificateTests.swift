@@ -81,6 +81,43 @@ import Testing
         #expect(info.publicKeyDER == subnetKey.der && info.nodeKeys[node] == [1, 2, 3])
     }
 
+    /// Without a delegation the root subnet signed: it speaks for its own canisters, so ranges it certifies that
+    /// exclude the canister refute the certificate, and its node keys serve only those ranges.
+    @Test func rootSignedCertificatesKeepToTheRootSubnetsRanges() throws {
+        let rootSubnet = try root.rootKey.subnetID
+        let node = try principal("2vxsx-fae")
+        func rootSigned(ranges: [(Principal, Principal)]?) throws -> ICCertificate {
+            var subnetChildren: [(String, HashTree)] = [
+                ("node", TestCertificates.node([(node.bytes, TestCertificates.node([("public_key", HashTree.leaf([4, 5, 6]))]))])),
+            ]
+            if let ranges {
+                let cbor = try CBOR.array(ranges.map { .array([.bytes($0.0.bytes), .bytes($0.1.bytes)]) }).encoded()
+                subnetChildren.append(("canister_ranges", .leaf(cbor)))
+            }
+            let tree = TestCertificates.node([("subnet", TestCertificates.node([(rootSubnet.bytes, TestCertificates.node(subnetChildren))])),
+                                              ("time", .leaf(TestCertificates.leb128(time)))])
+            return try ICCertificate(decoding: try TestCertificates.encode(tree: tree, key: root))
+        }
+        let foreign = try principal("ryjl3-tyaaa-aaaaa-aaaba-cai")
+        let own = try rootSigned(ranges: [(try rangeLow, try rangeHigh)])
+        let info = try verify(own).subnetInfo()
+        let inside = try canister
+        #expect(info.subnetID == rootSubnet && info.serves(inside) && !info.serves(foreign))
+        let refused = expectICError(.verificationFailed, reason: .range, "root-signed, canister outside its ranges") {
+            _ = try own.verify(scope: .canister(foreign), rootKey: try root.rootKey, freshness: .at(time))
+        }
+        #expect(refused?.message.contains("outside the canister ranges it certifies for the root subnet") == true)
+        // Ranges not revealed: the root key's word is taken, but its node keys serve no canister.
+        let silent = try rootSigned(ranges: nil)
+        let unranged = try silent.verify(scope: .canister(foreign), rootKey: try root.rootKey, freshness: .at(time)).subnetInfo()
+        #expect(unranged.canisterRanges.isEmpty && !unranged.serves(foreign))
+        // A subnet scope must name the root subnet.
+        _ = try own.verify(scope: .subnet(rootSubnet), rootKey: try root.rootKey, freshness: .at(time))
+        expectICError(.verificationFailed, reason: .delegation, "root-signed for another subnet") {
+            _ = try own.verify(scope: .subnet(try subnet), rootKey: try root.rootKey, freshness: .at(time))
+        }
+    }
+
     @Test func requestStatusInterpretation() throws {
         let id = try RequestID(bytes: [UInt8](repeating: 0xab, count: 32))
         func status(_ fields: [(String, HashTree)]) throws -> RequestStatus {

@@ -8,6 +8,12 @@ clientDataHash). Each case says which reason code a correct verifier must give.
 
   attest_peer.py cases --seed N --count K [--now 2026-11-29T00:00:00Z]   random valid/invalid cases, JSON Lines
   attest_peer.py valid --seed N --count K [--now …]                     K valid production attestations, JSON Lines
+  attest_peer.py receipt-chains --seed N [--now …]                      receipts signed by look-alike chains, one JSON
+
+The receipt chains imitate Apple's receipt PKI under a test root: a pinned intermediate, a second intermediate that
+the same root issued under the very same name (only its fingerprint tells them apart), signers with the documented
+subject and with another one, and a signer issued by the root directly. Every chain verifies to the root; only the
+pins (intermediate fingerprint, signer subject) can refuse the look-alikes.
 
 Lines follow omni's vector schema (attestation_b64, key_id, app_id, client_data_hash_b64, challenge_b64,
 environment, verify_at, root_pem, kind, case, expect, and for assertions assertion_b64, client_data_b64,
@@ -24,6 +30,7 @@ import cbor2
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.serialization import pkcs7
 from cryptography.x509.oid import NameOID
 
 NONCE_OID = x509.ObjectIdentifier("1.2.840.113635.100.8.2")
@@ -147,6 +154,93 @@ class Minter:
         return line
 
 
+# In the DER order of Apple's certificates (common name first).
+RECEIPT_INTERMEDIATE = [("CN", "Apple Application Integration CA 5 - G1"), ("OU", "Apple Certification Authority"),
+                        ("O", "Apple Inc."), ("C", "US")]
+RECEIPT_SIGNER = [("CN", "Application Attestation Fraud Receipt Signing"), ("O", "Apple Inc."), ("C", "US")]
+ATTRIBUTES = {"C": NameOID.COUNTRY_NAME, "O": NameOID.ORGANIZATION_NAME, "OU": NameOID.ORGANIZATIONAL_UNIT_NAME,
+              "CN": NameOID.COMMON_NAME}
+
+
+def rdns(pairs) -> x509.Name:
+    return x509.Name([x509.NameAttribute(ATTRIBUTES[kind], value) for kind, value in pairs])
+
+
+def der_length(length: int) -> bytes:
+    if length < 0x80:
+        return bytes([length])
+    encoded = length.to_bytes((length.bit_length() + 7) // 8, "big")
+    return bytes([0x80 | len(encoded)]) + encoded
+
+
+def tlv(tag: int, value: bytes) -> bytes:
+    return bytes([tag]) + der_length(len(value)) + value
+
+
+def der_integer(value: int) -> bytes:
+    return tlv(0x02, value.to_bytes(value.bit_length() // 8 + 1, "big"))
+
+
+def receipt_payload(fields) -> bytes:
+    """SET OF SEQUENCE {INTEGER type, INTEGER version (1), OCTET STRING value}, as Apple's receipts carry."""
+    return tlv(0x31, b"".join(tlv(0x30, der_integer(kind) + der_integer(1) + tlv(0x04, value)) for kind, value in fields))
+
+
+def receipt_chains(rng: random.Random, now: datetime.datetime) -> dict:
+    def key():
+        return ec.derive_private_key(rng.getrandbits(320) + 1, ec.SECP384R1())
+
+    start, end = now - datetime.timedelta(days=30), now + datetime.timedelta(days=365)
+    root_key = key()
+    root_name = rdns([("CN", "Apple Root CA - G3"), ("OU", "Apple Certification Authority"), ("O", "Apple Inc."),
+                      ("C", "US")])
+
+    def certificate(subject, subject_key, issuer, issuer_key, ca: bool, serial: int):
+        builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer)
+                   .public_key(subject_key.public_key()).serial_number(serial)
+                   .not_valid_before(start).not_valid_after(end)
+                   .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+                   .add_extension(x509.KeyUsage(digital_signature=not ca, content_commitment=False,
+                                                key_encipherment=False, data_encipherment=False, key_agreement=False,
+                                                key_cert_sign=ca, crl_sign=ca, encipher_only=False,
+                                                decipher_only=False), critical=True))
+        return builder.sign(issuer_key, hashes.SHA384() if ca else hashes.SHA256())
+
+    root = certificate(root_name, root_key, root_name, root_key, True, 1)
+    pinned_key, lookalike_key = key(), key()
+    pinned = certificate(rdns(RECEIPT_INTERMEDIATE), pinned_key, root_name, root_key, True, 2)
+    lookalike = certificate(rdns(RECEIPT_INTERMEDIATE), lookalike_key, root_name, root_key, True, 3)
+    app_id = "PEERTEAM01.org.example.peer"
+    created = now.strftime("%Y-%m-%dT%H:%M:%S.000Z").encode()
+    payload = receipt_payload([(2, app_id.encode()), (4, sha256(b"client data")), (5, b"peer-token"), (6, b"ATTEST"),
+                               (7, b"production"), (12, created), (21, created)])
+
+    def signed(signer_subject, issuer_certificate, issuer_key, chain) -> str:
+        signer_key = ec.derive_private_key(rng.getrandbits(255) + 1, ec.SECP256R1())
+        signer = certificate(rdns(signer_subject), signer_key, issuer_certificate.subject, issuer_key, False,
+                             rng.getrandbits(63) + 1)
+        builder = pkcs7.PKCS7SignatureBuilder().set_data(payload).add_signer(signer, signer_key, hashes.SHA256())
+        for extra_certificate in chain:
+            builder = builder.add_certificate(extra_certificate)
+        return b64(builder.sign(serialization.Encoding.DER, [pkcs7.PKCS7Options.Binary]))
+
+    other_subject = [("CN", "Apple Pay Payment Processing"), ("O", "Apple Inc."), ("C", "US")]
+    cases = [
+        {"case": "pinned_chain", "expect_valid": True,
+         "receipt_b64": signed(RECEIPT_SIGNER, pinned, pinned_key, [pinned, root])},
+        {"case": "lookalike_intermediate", "expect_valid": False, "expect_problem": "intermediate",
+         "receipt_b64": signed(RECEIPT_SIGNER, lookalike, lookalike_key, [lookalike, root])},
+        {"case": "other_signer_subject", "expect_valid": False, "expect_problem": "signer",
+         "receipt_b64": signed(other_subject, pinned, pinned_key, [pinned, root])},
+        {"case": "signed_by_root", "expect_valid": False, "expect_problem": "intermediate",
+         "receipt_b64": signed(RECEIPT_SIGNER, root, root_key, [root])},
+    ]
+    return {"root_pem": root.public_bytes(serialization.Encoding.PEM).decode(),
+            "pinned_intermediate_sha256": pinned.fingerprint(hashes.SHA256()).hex(),
+            "lookalike_intermediate_sha256": lookalike.fingerprint(hashes.SHA256()).hex(),
+            "app_id": app_id, "verify_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"), "cases": cases}
+
+
 ATTESTATION_CASES = ["valid_prod", "valid_dev", "valid_ios27", "nonce_mismatch", "missing_nonce", "wrong_nonce_shape",
                      "key_id_mismatch", "rp_id_mismatch", "counter_not_zero", "aaguid_mismatch", "credential_id_mismatch",
                      "cert_expired", "bad_chain", "bad_format", "malformed_cbor", "auth_data_garbage"]
@@ -155,7 +249,7 @@ ASSERTION_CASES = ["valid", "bad_signature", "rp_id_mismatch", "counter_not_incr
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["cases", "valid"])
+    parser.add_argument("mode", choices=["cases", "valid", "receipt-chains"])
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--count", type=int, default=40)
     parser.add_argument("--now", default=None, help="RFC 3339 time the certificates are valid at (default: now)")
@@ -163,8 +257,11 @@ def main() -> None:
     now = (datetime.datetime.strptime(args.now, "%Y-%m-%dT%H:%M:%SZ") if args.now
            else datetime.datetime.utcnow().replace(microsecond=0))
     rng = random.Random(args.seed)
-    minter = Minter(rng, now)
     out = sys.stdout
+    if args.mode == "receipt-chains":
+        out.write(json.dumps(receipt_chains(rng, now)) + "\n")
+        return
+    minter = Minter(rng, now)
     for index in range(args.count):
         if args.mode == "valid":
             line = minter.attestation("valid_prod")[0]

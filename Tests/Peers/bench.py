@@ -4,7 +4,9 @@
 A benchmark, not a test: nothing here passes or fails on timing. Each `Tests/Peers/bench_<area>.py` script times the
 peer itself and runs the matching `omni-bench <name>` (or the omni binary) in the same run, alternating the two, and
 prints JSON lines that carry at least {"name", "omni_seconds", "peer_seconds", "ratio"} (ratio = omni / peer, lower
-is better for omni). This driver adds omni's cold start and prints one table.
+is better for omni). This driver adds start-up rows (issue 10): cold start of `omni version` and `omni --version`,
+peak memory (GNU time's maximum RSS) and stripped binary size, next to a C program linking the same system libraries (`--c-peer`, built from
+Tests/Peers/start_peer.c by `make bench`), each with its target.
 """
 import argparse
 import glob
@@ -18,30 +20,86 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def cold_start(omni: str, runs: int) -> dict:
-    """Median wall time of `omni version` from spawn to exit (posix_spawn + waitpid: no shell, no Python pipes)."""
+def spawn_once(argv: list, devnull: int) -> float:
+    """Wall time from spawn to exit (posix_spawn + waitpid: no shell, no Python pipes)."""
+    start = time.perf_counter()
+    pid = os.posix_spawn(argv[0], argv, os.environ,
+                         file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)])
+    _, status = os.waitpid(pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(argv)} failed with status {status}")
+    return elapsed
+
+
+def start_up(commands: dict, runs: int) -> dict:
+    """Median wall time of each command, run in alternation so that load on the machine falls on all of them
+    alike; the first three rounds only warm the page cache ("cold" means a fresh process)."""
     devnull = os.open(os.devnull, os.O_WRONLY)
-    samples = []
-    for i in range(runs + 3):
-        start = time.perf_counter()
-        pid = os.posix_spawn(omni, [omni, "version"], os.environ,
-                             file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)])
-        _, status = os.waitpid(pid, 0)
-        elapsed = time.perf_counter() - start
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise SystemExit(f"omni version failed with status {status}")
-        if i >= 3:  # the first runs warm the page cache; "cold" here means a fresh process
-            samples.append(elapsed)
+    samples = {name: [] for name in commands}
+    for round_number in range(runs + 3):
+        for name, argv in commands.items():
+            elapsed = spawn_once(argv, devnull)
+            if round_number >= 3:
+                samples[name].append(elapsed)
     os.close(devnull)
-    baseline = []
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def peak_memory(argv: list, runs: int = 7):
+    """Median peak RSS in bytes, from /usr/bin/time (GNU time): a child spawned from Python would report
+    Python's own RSS, which it shares until exec. None without /usr/bin/time."""
+    if not os.access("/usr/bin/time", os.X_OK):
+        return None
+    values = []
     for _ in range(runs):
-        start = time.perf_counter()
-        pid = os.posix_spawn("/bin/true", ["/bin/true"], os.environ)
-        os.waitpid(pid, 0)
-        baseline.append(time.perf_counter() - start)
-    return {"name": "cold start: omni version", "omni_seconds": statistics.median(samples),
-            "peer_seconds": statistics.median(baseline), "peer": "/bin/true", "runs": runs,
-            "target": "<= 15 ms"}
+        result = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        if result.returncode != 0:
+            raise SystemExit(f"{' '.join(argv)} failed: {result.stderr}")
+        values.append(int(result.stderr.strip().splitlines()[-1]) * 1024)  # KiB
+    return statistics.median(values)
+
+
+def stripped_size(binary: str, scratch_dir: str) -> int:
+    """Size of `binary` after `strip` (what `make install` ships), measured on a copy under scratch_dir."""
+    os.makedirs(scratch_dir, exist_ok=True)
+    copy = os.path.join(scratch_dir, os.path.basename(binary) + ".stripped")
+    subprocess.run(["strip", "-o", copy, binary], check=True)
+    return os.path.getsize(copy)
+
+
+def start_up_rows(omni: str, c_peer: str, runs: int) -> list:
+    """Cold start, peak memory and size of omni next to a C program linking the same libraries (issue 10)."""
+    commands = {"omni version": [omni, "version"], "omni --version": [omni, "--version"]}
+    if c_peer:
+        commands["C peer"] = [c_peer]
+    measured = start_up(commands, runs)
+    peer_seconds = measured.get("C peer")
+    peer_rss = peak_memory(commands["C peer"]) if c_peer else None
+    scratch = os.path.join(os.path.dirname(c_peer or omni), "bench-stripped")
+    peer_size = stripped_size(c_peer, scratch) if c_peer else None
+    peer = "C program, same libraries" if c_peer else None
+    rows = []
+    for command in ("omni version", "omni --version"):
+        rows.append({"name": f"cold start: {command}", "unit": "seconds", "omni_value": measured[command],
+                     "peer_value": peer_seconds, "peer": peer, "runs": runs, "target": "<= 4 ms"})
+    for command in ("omni version", "omni --version"):
+        rows.append({"name": f"peak memory: {command}", "unit": "bytes", "omni_value": peak_memory(commands[command]),
+                     "peer_value": peer_rss, "peer": peer, "target": "<= 12 MiB"})
+    rows.append({"name": "stripped binary size", "unit": "bytes", "omni_value": stripped_size(omni, scratch),
+                 "peer_value": peer_size, "peer": peer, "target": "<= 20 MB"})
+    return rows
+
+
+def fmt_value(value, unit: str, name: str) -> str:
+    if value is None:
+        return "-"
+    if unit == "seconds":
+        return fmt_seconds(value)
+    if name.startswith("peak memory"):
+        return f"{value / (1 << 20):.1f} MiB"
+    return f"{value / 1e6:.2f} MB"
 
 
 def fmt_seconds(value: float) -> str:
@@ -56,12 +114,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--omni", required=True, help="the release omni binary")
     parser.add_argument("--omni-bench", required=True, help="the release omni-bench binary")
+    parser.add_argument("--c-peer", help="the C program linking omni's libraries (Tests/Peers/start_peer.c, built)")
     parser.add_argument("--runs", type=int, default=25)
-    parser.add_argument("--only", help="run only bench scripts whose area contains this text")
+    parser.add_argument("--only", help="run only the areas whose name contains this text (\"start\": start-up and "
+                                           "size rows; otherwise the bench_<area>.py scripts)")
     args = parser.parse_args()
 
-    rows = [cold_start(os.path.abspath(args.omni), args.runs)]
-    print(json.dumps(rows[0]), flush=True)
+    start_rows = []
+    if not args.only or args.only in "start":
+        start_rows = start_up_rows(os.path.abspath(args.omni), args.c_peer and os.path.abspath(args.c_peer),
+                                   args.runs)
+        for row in start_rows:
+            print(json.dumps(row), flush=True)
+    rows = []
     for script in sorted(glob.glob(os.path.join(HERE, "bench_*.py"))):
         area = os.path.basename(script)[len("bench_"):-3]
         if args.only and args.only not in area:
@@ -81,6 +146,18 @@ def main() -> None:
                 rows.append(row)
                 print(line, flush=True)
 
+    if start_rows:
+        print()
+        print(f"{'start-up (median of ' + str(args.runs) + ' runs; memory of 7) and size':52} {'omni':>12} {'C peer':>12} "
+              f"{'omni/peer':>10}")
+        for row in start_rows:
+            omni_text = fmt_value(row["omni_value"], row["unit"], row["name"])
+            peer_text = fmt_value(row["peer_value"], row["unit"], row["name"])
+            comparable = row["omni_value"] and row["peer_value"] and not row["name"].startswith("stripped")
+            ratio = f"{row['omni_value'] / row['peer_value']:>9.2f}×" if comparable else f"{'-':>10}"
+            print(f"{row['name'][:52]:52} {omni_text:>12} {peer_text:>12} {ratio}  target {row['target']}")
+    if not rows:
+        return
     print()
     print(f"{'benchmark':52} {'omni':>12} {'peer':>12} {'omni/peer':>10}")
     for row in rows:

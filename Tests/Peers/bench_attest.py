@@ -3,7 +3,7 @@
 
 attest_peer.py mints N valid production attestations under a fresh test root whose certificates are valid now
 (pyattest checks certificates at the current time only). Then, alternating RUNS times:
-  * omni:     `omni attest verify-attestation --batch FILE --output json` over all N (one process; its start-up is
+  * omni:     `omni attest verify-attestation --batch FILE --trust-line-policy --output jsonl` over all N (one process; its start-up is
               included and spread over N), seconds per attestation;
   * pyattest: `Attestation(...).verify()` for each line in this process, seconds per attestation;
   * omni-bench `attest-verify-attestation` (in-process, no start-up) on the same first line, when --omni is given.
@@ -60,7 +60,8 @@ def pyattest_seconds(lines: list) -> float:
 
 def omni_batch_seconds(omni: str, path: str, count: int) -> float:
     start = time.perf_counter()
-    result = subprocess.run([omni, "attest", "verify-attestation", "--batch", path, "--output", "json"],
+    # The minted lines carry their own test root and time: trusted lines, hence --trust-line-policy.
+    result = subprocess.run([omni, "attest", "verify-attestation", "--batch", path, "--trust-line-policy", "--output", "jsonl"],
                             capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     verdicts = [json.loads(line) for line in result.stdout.splitlines()]

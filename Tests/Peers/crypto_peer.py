@@ -2,7 +2,10 @@
 """Independent crypto peer for OmniCryptoTests: Python `cryptography` (and hashlib/hmac) on the other side.
 
 Reads JSON requests, one per line, from stdin and writes one JSON response per line to stdout, in order.
-Every binary value is lower-case hex. A response is {"ok": true, ...} or {"ok": false, "error": "..."}.
+Every binary value is lower-case hex. A response is {"ok": true, ...}, or {"ok": false, "refused": "<reason>"} when
+the operation deliberately refuses its input (a tampered box: "InvalidTag"; a small-order X25519 peer key:
+"small_order"). Anything else that goes wrong is this peer's own failure: it stops with a traceback and a non-zero
+exit status, which the Swift side reports as a failed test, never as a refusal.
 Key material is derived from the request's inputs (no hidden randomness except ECDSA nonces), so a failing
 run can be replayed from the seed the Swift test prints.
 """
@@ -77,15 +80,15 @@ def op_ecdsa_verify(request):
     _, size = CURVES[request["curve"]]
     signature = unhex(request["signature"])
     hash_algorithm = HASHES[request["hash"]]()
+    if request["format"] == "raw":
+        signature = der_from_raw(signature, size)
     try:
-        if request["format"] == "raw":
-            signature = der_from_raw(signature, size)
         if request.get("prehashed"):
             public.verify(signature, unhex(request["digest"]), ec.ECDSA(Prehashed(hash_algorithm)))
         else:
             public.verify(signature, unhex(request["message"]), ec.ECDSA(hash_algorithm))
         return {"valid": True}
-    except (InvalidSignature, ValueError):
+    except InvalidSignature:
         return {"valid": False}
 
 
@@ -116,7 +119,10 @@ def op_x25519(request):
                                                       serialization.PublicFormat.Raw).hex()}
     if "peer_public" in request:
         peer = x25519.X25519PublicKey.from_public_bytes(unhex(request["peer_public"]))
-        result["shared"] = key.exchange(peer).hex()
+        try:
+            result["shared"] = key.exchange(peer).hex()
+        except ValueError:  # cryptography refuses an all-zero shared secret (a small-order peer key)
+            return {"ok": False, "refused": "small_order"}
     return result
 
 
@@ -150,7 +156,7 @@ def op_chacha_open(request):
     try:
         return {"plaintext": aead.decrypt(unhex(request["nonce"]), unhex(request["sealed"]), unhex(request["aad"])).hex()}
     except InvalidTag:
-        return {"ok": False, "error": "InvalidTag"}
+        return {"ok": False, "refused": "InvalidTag"}
 
 
 def utc(seconds):
@@ -226,12 +232,10 @@ def main():
     for line in sys.stdin:
         if not line.strip():
             continue
-        try:
-            request = json.loads(line)
-            response = {"ok": True}
-            response.update(OPS[request["op"]](request))
-        except Exception as error:  # reported to the Swift side, which fails the test with the message
-            response = {"ok": False, "error": f"{type(error).__name__}: {error}"}
+        # No catch-all: an unexpected exception is this peer's bug and must fail the run, not pass as "refused".
+        request = json.loads(line)
+        response = {"ok": True}
+        response.update(OPS[request["op"]](request))
         sys.stdout.write(json.dumps(response) + "\n")
     sys.stdout.flush()
 

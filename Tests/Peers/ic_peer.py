@@ -2,7 +2,10 @@
 """Independent IC client-side peer for OmniIC's differential tests (cbor2, pyblst, cryptography only).
 
     ic_peer.py verify-envelopes < lines      each stdin line: {"envelope": hex, "time": ns}
-        prints one JSON line per input: {"request_id": hex, "valid": bool, "error": str|null}
+        prints one JSON line per input: {"request_id": hex, "valid": bool, "refusal": reason|null, "error": str|null}
+        A refusal is a rule the envelope breaks (reason: tag, sender, signature, expired, target, cycle, chain_length);
+        anything else that goes wrong is this peer's own failure: it exits non-zero with a traceback, never
+        reporting a crash as a refusal.
         Checks what the IC checks: CBOR with tag 55799, request id (representation-independent hash computed
         here), sender == SHA-224(sender_pubkey) || 0x02, every delegation signature (Ed25519, ECDSA P-256 and
         secp256k1 with r||s over SHA-256), expirations, targets, and sender_sig over 0x0A"ic-request" || id.
@@ -37,6 +40,14 @@ G2 = BlstP2Element.uncompress(bytes.fromhex(
     "024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8"))
 BLS_DER_PREFIX = bytes.fromhex("308182301d060d2b0601040182dc7c0503010201060c2b0601040182dc7c05030201036100")
 ED25519_PREFIX = bytes.fromhex("302a300506032b6570032100")
+
+
+class Refusal(Exception):
+    """An envelope the IC would refuse, with the rule it breaks."""
+
+    def __init__(self, reason: str, detail: str):
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
 
 
 def sha256(data: bytes) -> bytes:
@@ -82,17 +93,22 @@ def rih(value) -> bytes:
 
 # ---- signature schemes ----
 
-def verify_signature(der: bytes, signature: bytes, message: bytes) -> None:
-    if der.startswith(ED25519_PREFIX) and len(der) == 44:
-        ed25519.Ed25519PublicKey.from_public_bytes(der[12:]).verify(signature, message)
-        return
-    key = serialization.load_der_public_key(der)
-    if not isinstance(key, ec.EllipticCurvePublicKey) or key.curve.name not in ("secp256r1", "secp256k1"):
-        raise ValueError("unsupported key")
-    if len(signature) != 64:
-        raise ValueError("ECDSA signature is not 64 bytes")
-    r, s = int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big")
-    key.verify(encode_dss_signature(r, s), message, ec.ECDSA(hashes.SHA256()))
+def verify_signature(der: bytes, signature: bytes, message: bytes, what: str) -> None:
+    """Raises Refusal("signature") when `signature` does not verify; the keys here are omni's own, so a key this
+    peer cannot load is its failure (an exception), not a refusal."""
+    try:
+        if der.startswith(ED25519_PREFIX) and len(der) == 44:
+            ed25519.Ed25519PublicKey.from_public_bytes(der[12:]).verify(signature, message)
+            return
+        key = serialization.load_der_public_key(der)
+        if not isinstance(key, ec.EllipticCurvePublicKey) or key.curve.name not in ("secp256r1", "secp256k1"):
+            raise TypeError(f"unexpected key type in an omni envelope: {der.hex()}")
+        if len(signature) != 64:
+            raise Refusal("signature", f"{what}: an ECDSA signature is 64 bytes, got {len(signature)}")
+        r, s = int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big")
+        key.verify(encode_dss_signature(r, s), message, ec.ECDSA(hashes.SHA256()))
+    except InvalidSignature:
+        raise Refusal("signature", f"{what} does not verify") from None
 
 
 def selfauth(der: bytes) -> bytes:
@@ -100,38 +116,39 @@ def selfauth(der: bytes) -> bytes:
 
 
 def verify_envelope(data: bytes, now: int):
-    envelope = cbor2.loads(data)
     if not data.startswith(b"\xd9\xd9\xf7"):
-        raise ValueError("no self-describe tag")
+        raise Refusal("tag", "no self-describe tag")
+    envelope = cbor2.loads(data)
     content = envelope["content"]
     request_id = rih(content)
     sender = content["sender"]
     pubkey = envelope.get("sender_pubkey")
     if pubkey is None:
         if sender != b"\x04" or "sender_sig" in envelope:
-            raise ValueError("unsigned request from a non-anonymous sender")
+            raise Refusal("sender", "unsigned request from a non-anonymous sender")
         return request_id
     if sender != selfauth(pubkey):
-        raise ValueError("sender is not selfauth(sender_pubkey)")
+        raise Refusal("sender", "sender is not selfauth(sender_pubkey)")
     signer = pubkey
     seen = {pubkey}
     delegations = envelope.get("sender_delegation") or []
     if len(delegations) > 20:
-        raise ValueError("too many delegations")
-    for link in delegations:
+        raise Refusal("chain_length", f"{len(delegations)} delegations")
+    for index, link in enumerate(delegations):
         delegation = link["delegation"]
-        verify_signature(signer, link["signature"], domain("ic-request-auth-delegation") + rih(delegation))
+        verify_signature(signer, link["signature"], domain("ic-request-auth-delegation") + rih(delegation),
+                         f"delegation {index}")
         if delegation["expiration"] < now:
-            raise ValueError("delegation expired")
+            raise Refusal("expired", f"delegation {index}")
         targets = delegation.get("targets")
         # read_state names no canister in its content; the IC checks the URL's effective canister id instead.
         if targets is not None and "canister_id" in content and content["canister_id"] not in targets:
-            raise ValueError("canister not in targets")
+            raise Refusal("target", f"delegation {index}: canister not in targets")
         if delegation["pubkey"] in seen:
-            raise ValueError("cycle")
+            raise Refusal("cycle", f"delegation {index}")
         seen.add(delegation["pubkey"])
         signer = delegation["pubkey"]
-    verify_signature(signer, envelope["sender_sig"], domain("ic-request") + request_id)
+    verify_signature(signer, envelope["sender_sig"], domain("ic-request") + request_id, "sender_sig")
     return request_id
 
 
@@ -226,11 +243,12 @@ def main() -> None:
             if not line.strip():
                 continue
             item = json.loads(line)
+            # Only a Refusal is a verdict; any other exception propagates and fails the run (exit status 1).
             try:
                 request_id = verify_envelope(bytes.fromhex(item["envelope"]), item["time"])
-                print(json.dumps({"request_id": request_id.hex(), "valid": True, "error": None}))
-            except (InvalidSignature, ValueError, KeyError, TypeError) as error:
-                print(json.dumps({"request_id": None, "valid": False, "error": f"{type(error).__name__}: {error}"}))
+                print(json.dumps({"request_id": request_id.hex(), "valid": True, "refusal": None, "error": None}))
+            except Refusal as refusal:
+                print(json.dumps({"request_id": None, "valid": False, "refusal": refusal.reason, "error": str(refusal)}))
     elif args.command == "make-certificate":
         print(json.dumps(make_certificate(args)))
     else:

@@ -48,6 +48,15 @@ Switches (config keys; CLI flag = --key-with-dashes):
   check_expiry             validate ingress_expiry (default on)
   require_self_describe_tag  refuse request bodies without the CBOR tag 55799 (default on; the IC itself is lenient)
   anonymous_expiry_exempt  accept any ingress_expiry on anonymous query/read_state (the spec allows it)
+  lying_expiry_refusal     off|accept|refuse: a hostile boundary node on the call endpoints. accept = the call is
+                           accepted and executed as usual, then answered with a false 400 "ingress_expiry not within
+                           expected range"; refuse = the same false 400, the call dropped. Its "Minimum allowed
+                           expiry" (the replica time clients read skew from) is replica time + lying_expiry_hint_s
+  lying_expiry_hint_s      the skew the false refusal claims, in seconds (may be negative or days)
+Stats worth knowing (GET /_control "stats"): per-endpoint counts, polls, errors, node_key_reads,
+  signed_node_key_reads (reads revealing node keys whose sender is not anonymous), far_future_expiries (requests whose
+  ingress_expiry lies beyond the accepted window, as a client tricked into signing ahead would send),
+  lying_refusals.
 Startup-only flags: --no-delegation (certificates signed by the root key; subnet = root subnet), --nodes N,
   --seed HEX (deterministic keys), --canister-config FILE (JSON canister model), --port, --verbose.
 
@@ -55,7 +64,9 @@ Canister model (default, or --canister-config {"methods": {name: {kind, behavior
 "controllers": [text...], "counter": n}); behaviors: greet (text) -> "Hello, <name>!", counter_inc () -> nat,
 counter_get () -> nat, echo (reply = arg bytes), fixed (reply_hex), big (blob of `size` bytes), reject (reject_code,
 reject_message, error_code; certified for calls), done (completes without reply), inspect_reject (non-replicated
-rejection for calls, rejected query). Unknown methods reject with code 3 / IC0536, unknown canisters with 3 / IC0301.
+rejection for calls, rejected query; optional reject_message). Unknown methods reject with code 3 / IC0536, unknown
+canisters with 3 / IC0301. The default model's `hostile_reject` (update), `hostile_reject_query` and
+`hostile_guarded` reject with terminal control sequences (OSC title, clear screen, colour, C1 CSI, CR) in the message.
 """
 import argparse
 import base64
@@ -477,7 +488,17 @@ DEFAULT_METHODS = {
     "forget": {"kind": "update", "behavior": "done", "candid": "() -> ()"},
     "guarded": {"kind": "update", "behavior": "inspect_reject", "candid": "() -> ()"},
     "big": {"kind": "query", "behavior": "big", "size": 1024 * 1024, "candid": "() -> (blob) query"},
+    "hostile_reject": {"kind": "update", "behavior": "reject", "reject_code": 4, "error_code": "IC0406",
+                       "reject_message": None, "candid": "() -> ()"},
+    "hostile_reject_query": {"kind": "query", "behavior": "reject", "reject_code": 4, "error_code": "IC0406",
+                             "reject_message": None, "candid": "() -> () query"},
+    "hostile_guarded": {"kind": "update", "behavior": "inspect_reject", "reject_message": None, "candid": "() -> ()"},
 }
+# What a hostile canister puts in a reject message to take over a terminal: retitle the window (OSC 0 ... BEL), clear
+# the screen, colour the rest red, a C1 CSI, and a carriage return that would overwrite the line.
+HOSTILE_REJECT_MESSAGE = "boom \x1b]0;owned\x07\x1b[2Jcleared \x1b[31mred\x1b[0m \x9b1m c1 \rforged"
+for _name in ("hostile_reject", "hostile_reject_query", "hostile_guarded"):
+    DEFAULT_METHODS[_name]["reject_message"] = HOSTILE_REJECT_MESSAGE
 BEHAVIORS = {"greet", "counter_inc", "counter_get", "echo", "fixed", "big", "reject", "done", "inspect_reject"}
 
 
@@ -550,8 +571,9 @@ class Canister:
                 candid_decode(arg)
                 return Outcome("done")
             if behavior == "inspect_reject":
+                message = method.get("reject_message") or f"Error from Canister {self.text_id}: Canister rejected the message"
                 return Outcome("non_replicated" if not as_query else "rejected", reject_code=4, error_code="IC0406",
-                               reject_message=f"Error from Canister {self.text_id}: Canister rejected the message")
+                               reject_message=message)
         except (ValueError, UnicodeDecodeError) as error:
             return Outcome("rejected", reject_code=5, error_code="IC0503",
                            reject_message=f"Error from Canister {self.text_id}: Canister called `ic0.trap` with "
@@ -585,6 +607,8 @@ SWITCHES = {
     "check_expiry": (bool, True, None),
     "require_self_describe_tag": (bool, True, None),
     "anonymous_expiry_exempt": (bool, False, None),
+    "lying_expiry_refusal": (str, "off", ["off", "accept", "refuse"]),
+    "lying_expiry_hint_s": (float, 0.0, None),
 }
 
 
@@ -923,6 +947,8 @@ class Replica:
         sender = content["sender"]
         anonymous = sender == ANONYMOUS
         exempt = anonymous and request_type in ("query", "read_state") and self.config["anonymous_expiry_exempt"]
+        if content["ingress_expiry"] > now + MAX_INGRESS_TTL_NS + PERMITTED_DRIFT_NS:
+            self.stats["far_future_expiries"] += 1
         if self.config["check_expiry"] and not exempt:
             expiry = content["ingress_expiry"]
             low, high = now, now + MAX_INGRESS_TTL_NS + PERMITTED_DRIFT_NS
@@ -1040,11 +1066,25 @@ class Replica:
         response["signatures"] = self.query_signatures(dict(response), rid, self.now())
         return 200, cbor_tagged(response)
 
+    def lying_refusal(self, content):
+        """The false expiry refusal of a hostile boundary node (see lying_expiry_refusal)."""
+        self.stats["lying_refusals"] += 1
+        now = self.now()
+        claimed = now + int(self.config["lying_expiry_hint_s"] * 10**9)
+        return HttpError(400, "Invalid request expiry: Specified ingress_expiry not within expected range: "
+                              f"Minimum allowed expiry: {format_ic_time(claimed)}, "
+                              f"Maximum allowed expiry: {format_ic_time(claimed + MAX_INGRESS_TTL_NS + PERMITTED_DRIFT_NS)}, "
+                              f"Provided expiry: {format_ic_time(content['ingress_expiry'])}, "
+                              f"Local replica time: {format_ic_time(claimed)}")
+
     def handle_call(self, endpoint, ecid_text, body):
         envelope, content = self.decode_envelope(body, "call")
         ecid = self.parse_effective_id(ecid_text)
         self.check_canister_route(ecid, content)
         rid = self.authenticate(envelope, content, "call", content["canister_id"])
+        lying = self.config["lying_expiry_refusal"]
+        if lying == "refuse":
+            raise self.lying_refusal(content)
         record = self.requests.get(rid)
         if record is None:
             outcome = self.execute(content, as_query=False)
@@ -1061,6 +1101,8 @@ class Replica:
             record = RequestRecord(content["sender"], ecid, outcome, content["ingress_expiry"])
             record.polls_left = self.config["call_polls"]
             self.requests[rid] = record
+        if lying == "accept":
+            raise self.lying_refusal(content)
         if endpoint == "call_v2" or record.polls_left > 0:
             return 202, b""
         certificate = self.certificate([(b"request_status", rid)], self.layout_for(endpoint))
@@ -1082,6 +1124,8 @@ class Replica:
         excluded = self.check_paths(paths, content["sender"], effective, subnet_endpoint, v2)
         if any(self._reveals_node_keys(path) for path in paths):
             self.note_node_keys_read()
+            if content["sender"] != ANONYMOUS:
+                self.stats["signed_node_key_reads"] += 1
         certificate = self.certificate(paths, self.layout_for(endpoint), excluded)
         # A poll that was shown a non-terminal status moves the request one step on.
         for rid in {path[1] for path in paths if len(path) >= 2 and path[0] == b"request_status"}:

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Writes Sources/OmniAttest/EmbeddedAppleRoots.swift from the pinned PEM files beside this script.
+"""Writes Sources/OmniAttest/EmbeddedAppleRoots.swift from the pinned PEM files and receipt_pins.json beside it.
 
-The roots must work from an installed binary, so they are compiled in; OmniAttestTests checks that the embedded
-text equals these files byte for byte. Run after replacing a PEM: python3 Vendor/apple/embed.py"""
+The roots and pins must work from an installed binary, so they are compiled in; OmniAttestTests checks that the
+embedded text equals these files byte for byte (and the pins equal receipt_pins.json). Run after replacing a file:
+python3 Vendor/apple/embed.py"""
 import hashlib
+import json
 import pathlib
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -23,6 +25,18 @@ for name, file, title in ROOTS:
     lines.extend("    " + line if line else "" for line in text.split("\n"))
     lines.append('    """')
     lines.append("")
+pins_text = (HERE / "receipt_pins.json").read_text(encoding="ascii")
+pins = json.loads(pins_text)
+for key in ("receipt_intermediate_sha256", "receipt_intermediate_subject", "receipt_signer_subject"):
+    assert '"' not in pins[key] and "\\" not in pins[key]
+lines.append(f"    // Receipt pins: Vendor/apple/receipt_pins.json (file SHA-256 {hashlib.sha256(pins_text.encode()).hexdigest()}).")
+lines.append("    /// SHA-256 of the DER of the intermediate between Apple Root CA - G3 and every receipt signer,")
+lines.append(f"    /// {pins['receipt_intermediate_file']}.")
+lines.append(f'    public static let receiptIntermediateFingerprint = "{pins["receipt_intermediate_sha256"]}"')
+lines.append("    /// That intermediate's subject (for messages; the fingerprint is what is pinned).")
+lines.append(f'    public static let receiptIntermediateSubject = "{pins["receipt_intermediate_subject"]}"')
+lines.append("    /// The subject every receipt signer certificate carries.")
+lines.append(f'    public static let receiptSignerSubject = "{pins["receipt_signer_subject"]}"')
 out = "\n".join(lines).rstrip() + "\n}\n"
 OUT.write_text(out)
 print(f"wrote {OUT}")

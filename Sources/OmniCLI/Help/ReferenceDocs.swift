@@ -70,7 +70,7 @@ struct ReferenceDocs {
     }
 
     private func escape(_ text: String) -> String {
-        text.replacing("|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+        text.replacing("|", with: "\\|").replacing("\n", with: " ")
     }
 }
 

@@ -73,7 +73,7 @@ extension Bool: ArgumentValue {
 extension Duration: ArgumentValue {
     public init?(argument: String) {
         let units: [(suffix: String, factor: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
-        var text = Substring(argument.trimmedWhitespace)
+        var text = Substring(argument.trimmingWhitespaceAndNewlines())
         var factor = 1.0
         for unit in units where text.hasSuffix(unit.suffix) {
             text = text.dropLast(unit.suffix.count)
@@ -119,7 +119,7 @@ public struct ByteCount: ArgumentValue, Equatable, Sendable {
     public init(bytes: Int) { self.bytes = bytes }
 
     public init?(argument: String) {
-        let text = argument.trimmedWhitespace.lowercased()
+        let text = argument.trimmingWhitespaceAndNewlines().lowercased()
         let units: [(String, Int)] = [("kib", 1 << 10), ("mib", 1 << 20), ("gib", 1 << 30), ("kb", 1000), ("mb", 1_000_000),
                                       ("gb", 1_000_000_000), ("k", 1 << 10), ("m", 1 << 20), ("g", 1 << 30), ("b", 1)]
         var number = Substring(text)
@@ -129,7 +129,7 @@ public struct ByteCount: ArgumentValue, Equatable, Sendable {
             factor = value
             break
         }
-        guard let count = Int(String(number).trimmedWhitespace), count > 0 else { return nil }
+        guard let count = Int(String(number).trimmingWhitespaceAndNewlines()), count > 0 else { return nil }
         let (total, overflow) = count.multipliedReportingOverflow(by: factor)
         guard !overflow else { return nil }
         bytes = total
@@ -179,7 +179,7 @@ public struct Instant: ArgumentValue, Equatable, Comparable, Sendable {
     struct Problem: Error { let message: String }
 
     static func parse(_ raw: String) -> Result<Instant, Problem> {
-        let text = raw.trimmedWhitespace
+        let text = raw.trimmingWhitespaceAndNewlines()
         let instant: Instant
         if !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
             guard let seconds = Int64(text) else {
@@ -257,13 +257,4 @@ public enum OutputFile: ArgumentValue, Equatable, Sendable {
         }
     }
     public var displayName: String { self == .standardOutput ? "stdout" : argumentText }
-}
-
-extension StringProtocol {
-    /// The text without leading and trailing whitespace and newlines (Unicode's definition, as Character sees it).
-    public var trimmedWhitespace: String {
-        guard let start = firstIndex(where: { !$0.isWhitespace }) else { return "" }
-        let end = lastIndex(where: { !$0.isWhitespace })!
-        return String(self[start...end])
-    }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One node of the command tree: a group of subcommands, a runnable command, or both.
 ///
 /// Commands are plain values assembled once at start-up (no reflection), so building the whole tree costs
@@ -12,7 +14,13 @@ public struct Command: Sendable {
     public var discussion: String?
     public var options: [OptionSpec]
     public var arguments: [ArgumentSpec]
-    public var subcommands: [Command]
+    /// The children, built the first time they are asked for (`Command(…, subcommands: { … })`): `omni --version` or
+    /// `omni candid …` never pays for building the IC, Connect and Attest trees.
+    public var subcommands: [Command] {
+        get { children.commands }
+        set { children = Children(newValue) }
+    }
+    private var children: Children
     public var examples: [Example]
     public var aliases: [String]
     public var hidden: Bool
@@ -24,9 +32,9 @@ public struct Command: Sendable {
     public var outputAliases: [OutputAlias]
     /// Rules between parameters, checked before the body runs (see `Relation`).
     public var relations: [Relation]
-    /// The command emits a stream of items (`Invocation.emitItem`): one line each with `--output jsonl`, one JSON
-    /// array with `json` (written as the items come, so memory stays flat), one text block each with `text`.
-    public var streaming: Bool
+    /// Whether the command emits a stream of items (`Invocation.emitItem`): one line each with `--output jsonl`, one
+    /// JSON array with `json` (written as the items come, so memory stays flat), one text block each with `text`.
+    public var streaming: Streaming
     public var body: Body?
 
     public init(
@@ -34,7 +42,7 @@ public struct Command: Sendable {
         options: [any OptionDeclaration] = [], arguments: [any ArgumentDeclaration] = [],
         relations: [Relation] = [], subcommands: [Command] = [], examples: [Example] = [], aliases: [String] = [],
         section: String? = nil, hidden: Bool = false, outputAliases: [OutputAlias] = [],
-        streaming: Bool = false, body: Body? = nil
+        streaming: Streaming = .never, body: Body? = nil
     ) {
         self.name = name
         self.abstract = abstract
@@ -43,13 +51,20 @@ public struct Command: Sendable {
         self.arguments = arguments.map(\.spec)
         self.relations = relations
         self.streaming = streaming
-        self.subcommands = subcommands
+        children = Children(subcommands)
         self.examples = examples
         self.aliases = aliases
         self.section = section
         self.hidden = hidden
         self.outputAliases = outputAliases
         self.body = body
+    }
+
+    /// A group whose subcommands are built only when a command line, help or completions need them.
+    public init(_ name: String, abstract: String, discussion: String? = nil, section: String? = nil, hidden: Bool = false,
+                subcommands build: @escaping @Sendable () -> [Command]) {
+        self.init(name, abstract: abstract, discussion: discussion, section: section, hidden: hidden)
+        children = Children(build)
     }
 
     /// Transitional: argument lists given as specs (`argument.spec`); new code passes the declarations.
@@ -59,7 +74,7 @@ public struct Command: Sendable {
         options: [any OptionDeclaration] = [], arguments: [ArgumentSpec],
         subcommands: [Command] = [], examples: [Example] = [], aliases: [String] = [],
         section: String? = nil, hidden: Bool = false, outputAliases: [OutputAlias] = [],
-        streaming: Bool = false, body: Body? = nil
+        streaming: Streaming = .never, body: Body? = nil
     ) {
         self.init(name, abstract: abstract, discussion: discussion, options: options, arguments: [any ArgumentDeclaration](),
                   subcommands: subcommands, examples: examples, aliases: aliases, section: section, hidden: hidden,
@@ -80,6 +95,61 @@ public struct Command: Sendable {
     public func subcommand(named word: String) -> Command? {
         subcommands.first { $0.name == word || $0.aliases.contains(word) }
     }
+}
+
+/// A command's children: a list, or a builder run once on first use (thread-safe; commands are shared values).
+final class Children: @unchecked Sendable {
+    private let lock = Mutex<[Command]?>(nil)
+    private let build: (@Sendable () -> [Command])?
+
+    init(_ commands: [Command]) {
+        build = nil
+        lock.withLock { $0 = commands }
+    }
+
+    init(_ build: @escaping @Sendable () -> [Command]) { self.build = build }
+
+    var commands: [Command] {
+        if let built = lock.withLock({ $0 }) { return built }
+        let made = build?() ?? []
+        return lock.withLock { cached in
+            if let cached { return cached }
+            cached = made
+            return made
+        }
+    }
+}
+
+/// When a command's output is a stream of items rather than one result.
+public struct Streaming: Sendable, ExpressibleByBooleanLiteral {
+    /// The parameter whose presence on the command line makes the output a stream (`--batch FILE`); nil: always.
+    let trigger: String?
+    let always: Bool
+
+    public static let never = Streaming(trigger: nil, always: false)
+    public static let always = Streaming(trigger: nil, always: true)
+    /// A stream only when `parameter` is given (a one-verdict command with `--batch`): a single answer stays one
+    /// JSON object.
+    public static func when(_ parameter: any ParameterDeclaration) -> Streaming {
+        Streaming(trigger: parameter.parameterKey, always: false)
+    }
+
+    public init(booleanLiteral value: Bool) { self = value ? .always : .never }
+    init(trigger: String?, always: Bool) {
+        self.trigger = trigger
+        self.always = always
+    }
+
+    /// Whether a parsed command line streams.
+    func applies(to parsed: ParsedCommandLine) -> Bool {
+        if always { return true }
+        guard let trigger else { return false }
+        return parsed.options[trigger] != nil
+            || !(parsed.command.arguments.assign(parsed.positionals)[trigger] ?? []).isEmpty
+    }
+
+    /// For help dumps: "always", "with --batch", nil.
+    var summary: String? { always ? "always" : trigger.map { "with --\($0)" } }
 }
 
 /// A command's own name for a form of its output (`omni ic query … --output hex`). It selects a global format for

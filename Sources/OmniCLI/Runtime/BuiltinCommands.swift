@@ -167,7 +167,7 @@ extension CommandLineTool {
                 .object(["kind": .string($0.kind.rawValue), "parameters": .array($0.names.map { .string($0) })])
             })
         }
-        if command.streaming { object["streaming"] = true }
+        if let streaming = command.streaming.summary { object["streaming"] = .string(streaming) }
         object["examples"] = .array(command.examples.map {
             .object(["command": .string($0.commandLine), "explanation": .string($0.explanation)])
         })

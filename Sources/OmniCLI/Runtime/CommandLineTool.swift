@@ -144,12 +144,12 @@ public struct CommandLineTool: Sendable {
             try checkRelations(parsed)
             let result = try body(invocation)
             if let output = result.output {
-                if command.streaming { invocation.stream.emit(output) } else { invocation.emit(output) }
+                if invocation.isStreaming { invocation.stream.emit(output) } else { invocation.emit(output) }
             }
-            if command.streaming { invocation.stream.finish() }
+            if invocation.isStreaming { invocation.stream.finish() }
             return (interrupts.exitCode ?? result.exitCode).rawValue
         } catch {
-            if command.streaming { invocation.stream.finish() }
+            if invocation.isStreaming { invocation.stream.finish() }
             let code = report(error, format: invocation.outputFormat, environment: environment, streams: streams,
                               style: invocation.stderrStyle)
             return interrupts.exitCode?.rawValue ?? code

@@ -43,11 +43,7 @@ public enum FileInput {
     static func exposure(of path: String) -> String? { LocalFile.exposure(of: expandingTilde(path)) }
 
     /// `~` and `~/…` as the shell would expand them (a path from a config file was never seen by a shell).
-    static func expandingTilde(_ path: String) -> String {
-        guard path == "~" || path.hasPrefix("~/") else { return path }
-        guard let home = getenv("HOME").map({ String(cString: $0) }), home.hasPrefix("/") else { return path }
-        return home + path.dropFirst()
-    }
+    public static func expandingTilde(_ path: String) -> String { Paths.expandingTilde(path) }
 }
 
 /// Writes files named on the command line: atomically, with the permission bits set before any byte is written.

@@ -40,6 +40,9 @@ public final class Invocation: @unchecked Sendable {
 
     public var commandPath: [String] { parsed.commandNames }
 
+    /// This command line's output is a stream of items (`Command.streaming`).
+    public var isStreaming: Bool { parsed.command.streaming.applies(to: parsed) }
+
     /// The command's own output form given with `--output` on the command line (`hex` for `omni ic query`), if any.
     public var outputAlias: OutputAlias? {
         parsed.options[CommandLineTool.outputOption.spec.name]?.last.flatMap { parsed.command.outputAlias(named: $0) }
@@ -157,7 +160,7 @@ public final class Invocation: @unchecked Sendable {
         let label = "<\(spec.name.lowercased())>"
         var text = raw
         if spec.source == .content {
-            text = try Self.strictText(try resolveBytes(raw, source: spec.source, label: label), label: label).trimmedWhitespace
+            text = try Self.strictText(try resolveBytes(raw, source: spec.source, label: label), label: label).trimmingWhitespaceAndNewlines()
         }
         if let value = T(argument: text) { return value }
         let problem = T.problem(with: text) ?? "expected " + T.expectation
@@ -212,7 +215,7 @@ public final class Invocation: @unchecked Sendable {
     }
 
     private func convert<T: ArgumentValue>(_ text: String, as: T.Type, spec: OptionSpec, origin: Origin) throws -> T {
-        let candidate = spec.source == .content ? text.trimmedWhitespace : text
+        let candidate = spec.source == .content ? text.trimmingWhitespaceAndNewlines() : text
         if let value = T(argument: candidate) { return value }
         let problem = T.problem(with: candidate) ?? "expected " + T.expectation
         switch origin {
@@ -323,9 +326,9 @@ public final class Invocation: @unchecked Sendable {
     }
 
     /// Writes one item of a streaming command: a line in jsonl, an element of the one array in json, text in text.
+    /// On a command line that does not stream (`Streaming.when` not triggered) the item is the one result document.
     public func emitItem(_ model: any Renderable) {
-        precondition(parsed.command.streaming, "emitItem from a command not declared streaming")
-        stream.emit(model)
+        if isStreaming { stream.emit(model) } else { emit(model) }
     }
 
     /// A note for people on stderr (never on stdout); suppressed by `--quiet`.

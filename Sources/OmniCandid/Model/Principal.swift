@@ -3,7 +3,8 @@ import OmniCodec
 /// (`aaaaa-aa`, `w7x7r-cok77-xa`, `2chl6-4hpzw-vqaaa-aaaaa-c`).
 ///
 /// The text form is `base32(crc32(bytes) ‖ bytes)` in lowercase without padding, grouped in fives with dashes.
-/// Parsing accepts only that canonical form, so every principal has exactly one spelling.
+/// Parsing ignores letter case, as the IC interface specification and the reference implementation do
+/// (`AAAAA-AA` is `aaaaa-aa`); everything else must be canonical. `text` always prints the lowercase form.
 public struct Principal: Hashable, Comparable, Sendable, CustomStringConvertible {
     public static let maxByteCount = 29
 
@@ -24,13 +25,11 @@ public struct Principal: Hashable, Comparable, Sendable, CustomStringConvertible
     /// The anonymous principal, `2vxsx-fae`.
     public static let anonymous = Principal(unchecked: [0x04])
 
-    /// Parses the canonical textual form (lowercase, checksummed, dashes every five characters).
+    /// Parses the textual form in any letter case (checksummed, dashes every five characters).
     public init(text: String) throws(CandidError) {
         switch Principal.diagnose(text) {
-        case .success(let principal) where principal.text == text:
-            self = principal
         case .success(let principal):
-            throw CandidError(.syntax, "principal \(CandidLabel.quoted(text)) is not in canonical form (expected \(principal.text))")
+            self = principal
         case .failure(let problem):
             throw CandidError(.syntax, "principal \(CandidLabel.quoted(text)) \(problem)")
         }

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import OmniCodec
+import OmniSystem
 
 /// A parsed and checked `.did` interface: type definitions and the main service, if any.
 ///
@@ -38,16 +39,14 @@ public struct CandidInterface: Sendable {
     /// A file's bytes, or an `.importFailed` error that says plainly why not (no platform error dump).
     static func readFile(_ url: URL) throws(CandidError) -> [UInt8] {
         let path = url.path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CandidError(.importFailed, "\(path) does not exist")
+        switch LocalFile.read(path, limit: 16 << 20) {
+        case .success(let bytes): return bytes
+        case .failure(.notFound): throw CandidError(.importFailed, "\(path) does not exist")
+        case .failure(.isDirectory): throw CandidError(.importFailed, "\(path) is a directory, not a .did file")
+        case .failure(.permissionDenied): throw CandidError(.importFailed, "\(path) is not readable (permission denied)")
+        case .failure(.tooLarge(let limit)): throw CandidError(.importFailed, "\(path) is larger than \(limit) bytes")
+        case .failure(.io(let reason)): throw CandidError(.importFailed, "\(path) could not be read: \(reason)")
         }
-        guard !isDirectory.boolValue else { throw CandidError(.importFailed, "\(path) is a directory, not a .did file") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CandidError(.importFailed, FileManager.default.isReadableFile(atPath: path)
-                              ? "\(path) could not be read" : "\(path) is not readable (permission denied)")
-        }
-        return Array(data)
     }
 
     public init(environment: CandidTypeEnvironment, service: CandidServiceType?, initArguments: [CandidArgument]? = nil) {

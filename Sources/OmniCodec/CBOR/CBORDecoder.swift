@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How strictly and how far `CBOR.decode` reads untrusted input. Exceeding a limit is a `CodecError` of kind
 /// `.limitExceeded` with the byte offset; lengths in the input are never trusted for allocation beyond what the

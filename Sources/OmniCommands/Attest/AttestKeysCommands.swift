@@ -7,5 +7,5 @@ enum AttestKeysCommands {
                 subcommands: [AttestKeysListCommand.command, AttestKeysShowCommand.command, AttestKeysRevokeCommand.command])
     }
 
-    static let keyID = Argument<String>("KEY_ID", help: "The key id (base64, as the app sends it).", source: .content)
+    static let keyID = Argument<Base64Bytes>("KEY_ID", help: "The key id (base64, as the app sends it).", source: .content)
 }

@@ -19,10 +19,13 @@ struct KeyListOutput: Renderable {
 
     func text(style: TextStyle) -> String {
         guard !keys.isEmpty else { return style.dim("no keys enrolled") }
-        return keys.map { key in
-            let status = key.revokedAt == nil ? style.good("active ") : style.bad("revoked")
-            return "\(AttestBase64.encode(key.keyID))  \(status)  \(key.environment.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) counter \(key.counter)  \(key.appID)"
-        }.joined(separator: "\n")
+        var table = Table(columns: ["key_id", "status", "environment", "counter", "app_id", "enrolled_at", "last_used_at"])
+        for key in keys {
+            table.append([AttestBase64.encode(key.keyID), key.revokedAt == nil ? "active" : "revoked", key.environment.rawValue,
+                          String(key.counter), key.appID, AttestTime.format(key.enrolledAt),
+                          key.lastUsedAt.map(AttestTime.format) ?? "-"])
+        }
+        return table.text(style: style)
     }
 }
 

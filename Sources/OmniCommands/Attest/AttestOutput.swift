@@ -70,5 +70,5 @@ extension CommandResult {
 /// Warns on stderr about a receipt that does not verify while the verdict does not depend on it.
 func warnAboutReceipt(_ receipt: ReceiptAppraisal?, _ invocation: Invocation) {
     guard let receipt, !receipt.isValid else { return }
-    invocation.note("warning: the receipt does not verify (\(receipt.problems.joined(separator: "; "))); pass --require-receipt to refuse such attestations")
+    invocation.warn("warning: the receipt does not verify (\(receipt.problems.joined(separator: "; "))); pass --require-receipt to refuse such attestations")
 }

@@ -4,31 +4,32 @@ import OmniCodec
 import OmniCrypto
 
 enum AttestReceiptCommand {
-    static let receipt = Option<String>("receipt", valueName: "B64", help: "The receipt (base64 CMS), from an attestation or from Apple's refresh endpoint.",
-                                        source: .content)
-    static let root = Option<String>("root", valueName: "PEM", help: "Trust this root instead of the built-in Apple Root CA - G3 (tests).",
-                                     source: .content)
+    static let receipt = RequiredOption<Base64Bytes>("receipt", valueName: "B64",
+                                                     help: "The receipt (base64 CMS), from an attestation or from Apple's refresh endpoint.",
+                                                     source: .content)
+    static let root = Option<InputFile>("root", valueName: "PEM_FILE",
+                                        help: "Trust the root certificate(s) in this PEM file instead, without Apple's receipt pins (tests).",
+                                        absentMeans: "Apple Root CA - G3 with the pinned receipt intermediate and signer")
 
     static let command = Command(
-        "receipt", abstract: "Verify an App Attest receipt to Apple Root CA - G3 and print its fields.",
+        "receipt", abstract: "Verify an App Attest receipt to Apple's pinned receipt chain and print its fields.",
         discussion: """
-            Verifies the CMS signature, the signer chain to Apple Root CA - G3 at --at, and (when given) that field 2
-            is --app-id and that the attested certificate in field 3 holds the key --key-id. Prints type (ATTEST or
-            RECEIPT), environment, creation, not-before and expiration times, risk metric, token and client hash.
-            Exit 0 when it verifies, 1 when it does not.
+            Verifies the CMS signature and the signer chain at --at: Apple Root CA - G3, then exactly the \
+            intermediate Apple publishes for receipts (Apple Application Integration CA 5 - G1, pinned by its \
+            SHA-256), then a signer whose subject is the documented one; any other certificate under Apple's root \
+            is refused. When given, field 2 must be --app-id and the attested certificate in field 3 must hold the \
+            key --key-id. Prints type (ATTEST or RECEIPT), environment, creation, not-before and expiration \
+            times, risk metric, token and client hash. Exit 0 when it verifies, 1 when it does not.
             """,
         options: [receipt, AttestOptions.appID, AttestOptions.keyID, root, AttestOptions.at],
         examples: [Example("omni attest receipt --receipt @receipt.b64 --app-id 6MURL8TA57.de.vincent-haupert.apple-appattest-poc --at 2020-11-21T22:16:05Z",
                            "The receipt's fields and whether Apple signed it.")]
     ) { invocation in
-        guard let text = try invocation.value(receipt) else {
-            throw CLIError.usage("missing required option --receipt B64", commandPath: invocation.commandPath)
-        }
-        let bytes = try AttestBase64.argument(text, "--receipt")
-        let roots = try AttestOptions.roots(try invocation.value(root), builtIn: AppleRoots.rootCAG3)
-        let appID = try invocation.value(AttestOptions.appID).map { text throws(AttestError) in try AttestOptions.checkedAppID(text) }
-        let appraisal = ReceiptAppraiser.appraise(bytes, roots: roots, at: try AttestOptions.time(invocation), appID: appID,
-                                                  expectedKeyID: try AttestOptions.base64(invocation, AttestOptions.keyID))
+        let bytes = try invocation.value(receipt).bytes
+        let trust = try AttestOptions.customRoots(invocation, root).map(ReceiptTrust.anchored) ?? .apple
+        let appraisal = ReceiptAppraiser.appraise(bytes, trust: trust, at: try AttestOptions.time(invocation),
+                                                  appID: try invocation.value(AttestOptions.appID)?.text,
+                                                  expectedKeyID: try invocation.value(AttestOptions.keyID)?.bytes)
         return .output(ReceiptOutput(appraisal: appraisal), exitCode: appraisal.isValid ? .ok : .failure)
     }
 }
@@ -45,7 +46,7 @@ struct ReceiptOutput: Renderable {
     }
 
     func text(style: TextStyle) -> String {
-        let headline = appraisal.isValid ? style.good("✔ receipt verified to Apple Root CA - G3") : style.bad("✘ receipt does not verify")
+        let headline = appraisal.isValid ? style.good("✔ receipt verified") : style.bad("✘ receipt does not verify")
         var list = FieldList()
         for problem in appraisal.problems { list.add("problem", .string(problem)) }
         for (key, value) in appraisal.json.objectValue ?? JSONObject()

@@ -1,7 +1,8 @@
-import Foundation
+import FoundationEssentials
 import OmniCLI
 import OmniCandid
 import OmniCodec
+import OmniSystem
 
 /// `omni candid …`: Candid values and interfaces, offline.
 public enum CandidCommands {
@@ -15,9 +16,11 @@ public enum CandidCommands {
                 or from a .did file with --did FILE --method NAME; with types, record fields and variant cases \
                 carry their names instead of hash numbers.
                 """,
-            subcommands: [CandidEncodeCommand.command, CandidDecodeCommand.command, CandidCheckCommand.command,
-                          CandidSubtypeCommand.command, CandidHashCommand.command, CandidRandomCommand.command],
-            section: "Internet Computer")
+            section: "Internet Computer"
+        ) {
+            [CandidEncodeCommand.command, CandidDecodeCommand.command, CandidCheckCommand.command,
+             CandidSubtypeCommand.command, CandidHashCommand.command, CandidRandomCommand.command]
+        }
     }
 }
 

@@ -31,7 +31,7 @@ enum CandidRandomCommand {
             Example("omni candid random --did ledger.did --method icrc1_transfer --count 100 --output jsonl",
                     "100 argument lists with their encodings, one JSON object per line."),
         ],
-        streaming: true
+        streaming: .always
     ) { invocation in
         let path = invocation.commandPath
         guard let resolved = try CandidTypeOptions.resolve(invocation, allowReturns: true) else {

@@ -34,8 +34,8 @@ enum CandidSubtypeCommand {
         let superTypes = try CandidTypeOptions.parseTypes(second, label: "T2")
         try CandidTypeOptions.checkNames(subTypes, in: environment, label: "T1")
         try CandidTypeOptions.checkNames(superTypes, in: environment, label: "T2")
-        let firstText = try invocation.text(of: subType)?.trimmedWhitespace ?? ""
-        let secondText = try invocation.text(of: superType)?.trimmedWhitespace ?? ""
+        let firstText = try invocation.text(of: subType)?.trimmingWhitespaceAndNewlines() ?? ""
+        let secondText = try invocation.text(of: superType)?.trimmingWhitespaceAndNewlines() ?? ""
         // Argument lists compare as arguments ("argument 2"), not as the tuple records they resemble.
         let compatibility = firstText.hasPrefix("(") && secondText.hasPrefix("(")
             ? try Candid.checkSubtype(arguments: subTypes, in: environment, of: superTypes, in: environment)

@@ -2,6 +2,7 @@ import OmniCLI
 import OmniCodec
 import OmniConnect
 import OmniCrypto
+import OmniSystem
 import OmniTransport
 
 /// What `omni connect app sign-raw|sign-tx` share: the options (accepted before or after the subcommand) and

@@ -17,11 +17,11 @@ public enum ConnectCommands {
             carries the wallet's one-time token by design (it is what the app hands over): give it as @FILE, - or \
             OMNI_CONNECT_URI to keep it out of process lists.
             """,
-            subcommands: [
-                appGroup, ConnectWalletCommand.command, ConnectRelayCommand.command, sessionGroup, uriGroup, frameGroup,
-                ConnectKeygenCommand.command, ConnectSIDCommand.command, ConnectDeriveKeysCommand.command,
-            ],
-            section: "Iroha")
+            section: "Iroha"
+        ) {
+            [appGroup, ConnectWalletCommand.command, ConnectRelayCommand.command, sessionGroup, uriGroup, frameGroup,
+             ConnectKeygenCommand.command, ConnectSIDCommand.command, ConnectDeriveKeysCommand.command]
+        }
     }
 
     static var appGroup: Command {
@@ -85,7 +85,7 @@ public enum ConnectCommands {
     static func secretText(_ invocation: Invocation, _ file: InputFile, label: String) throws -> String {
         let bytes = try invocation.readSecret(file, label: label)
         do {
-            return try UTF8Validation.string(bytes).trimmedWhitespace
+            return try UTF8Validation.string(bytes).trimmingWhitespaceAndNewlines()
         } catch {
             throw error.labelled("\(label) \(file.displayName)")
         }

@@ -1,6 +1,7 @@
 import OmniCLI
 import OmniCodec
 import OmniConnect
+import OmniCrypto
 
 enum ConnectDeriveKeysCommand {
     static let secretKey = RequiredOption<InputFile>(

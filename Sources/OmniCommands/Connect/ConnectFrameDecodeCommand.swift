@@ -135,7 +135,7 @@ struct DecodedFrame: Renderable {
         for item in annotations {
             let offset = String(item.offset)
             let range = String(repeating: " ", count: max(0, 5 - offset.count)) + offset + "+" + String(item.length)
-            lines.append(style.dim(range.padding(toLength: 11, withPad: " ", startingAt: 0)) + item.path.padding(toLength: pathWidth + 2, withPad: " ", startingAt: 0)
+            lines.append(style.dim(range.paddingWithSpaces(toLength: 11)) + item.path.paddingWithSpaces(toLength: pathWidth + 2)
                          + item.value)
         }
         if let envelope {

@@ -167,7 +167,7 @@ enum ICBLSVerifyCommand {
     }
 
     static func decodeHex(_ text: String, field: String) throws -> [UInt8] {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespaceAndNewlines()
         do {
             return try Hex.decode(trimmed)
         } catch {
@@ -176,4 +176,3 @@ enum ICBLSVerifyCommand {
     }
 }
 
-import Foundation

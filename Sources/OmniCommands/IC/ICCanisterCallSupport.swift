@@ -1,4 +1,3 @@
-import Foundation
 import OmniCandid
 import OmniCLI
 import OmniCodec

@@ -4,7 +4,7 @@ import OmniCLI
 public enum ICCommands {
     public static var group: Command {
         Command("ic", abstract: "Internet Computer: verified calls and the cryptography behind them.",
-                subcommands: network + ICOfflineCommands.all + [bls], section: "Internet Computer")
+                section: "Internet Computer") { network + ICOfflineCommands.all + [bls] }
     }
 
     /// The commands that talk to a replica (agent in OmniIC/Agent); the offline ones are in ICOfflineSupport.swift.

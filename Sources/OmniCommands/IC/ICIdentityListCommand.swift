@@ -1,4 +1,3 @@
-import Foundation
 import OmniCLI
 import OmniCandid
 import OmniCodec

@@ -1,4 +1,3 @@
-import Foundation
 import OmniCLI
 import OmniCandid
 import OmniCodec
@@ -34,7 +33,7 @@ enum ICIdentityRemoveCommand {
             }
             invocation.streams.err("Delete identity \"\(identityName)\"" + (principal.map { " (\($0.text))" } ?? "")
                                    + " and its private key? This cannot be undone. [y/N] ")
-            let answer = (readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+            let answer = (readLine() ?? "").trimmingWhitespace().lowercased()
             guard answer == "y" || answer == "yes" else {
                 return .output(SimpleOutput(text: "not deleted", json: .object(["name": .string(identityName), "removed": false])),
                                exitCode: .failure)

@@ -1,4 +1,5 @@
 import OmniCLI
+import OmniCandid
 import OmniCodec
 import OmniIC
 

@@ -1,4 +1,3 @@
-import Foundation
 import OmniCandid
 import OmniCLI
 import OmniCodec
@@ -103,7 +102,7 @@ enum ICNetworkOptions {
         case .accepted:
             progress.update("accepted")
             invocation.detail(event.description)
-        case .clockSkewCorrected, .nodeKeysRefreshing, .cacheWriteFailed:
+        case .clockSkewCorrected, .refusalContradicted, .nodeKeysRefreshing, .cacheWriteFailed:
             invocation.note("note: " + event.description)
         case .endpointFallback, .nodeKeysFetched, .nodeKeysFromCache:
             invocation.detail(event.description)
@@ -153,7 +152,7 @@ struct ByteCount: ArgumentValue, Equatable, CustomStringConvertible {
     init(bytes: Int) { self.bytes = bytes }
 
     init?(argument: String) {
-        let text = argument.trimmingCharacters(in: .whitespaces).lowercased()
+        let text = argument.trimmingWhitespace().lowercased()
         let units: [(String, Int)] = [("kib", 1 << 10), ("mib", 1 << 20), ("gib", 1 << 30), ("kb", 1000), ("mb", 1_000_000),
                                       ("gb", 1_000_000_000), ("k", 1 << 10), ("m", 1 << 20), ("g", 1 << 30), ("b", 1)]
         var number = Substring(text)
@@ -163,7 +162,7 @@ struct ByteCount: ArgumentValue, Equatable, CustomStringConvertible {
             factor = value
             break
         }
-        guard let count = Int(number.trimmingCharacters(in: .whitespaces)), count > 0 else { return nil }
+        guard let count = Int(number.trimmingWhitespace()), count > 0 else { return nil }
         let (total, overflow) = count.multipliedReportingOverflow(by: factor)
         guard !overflow else { return nil }
         bytes = total

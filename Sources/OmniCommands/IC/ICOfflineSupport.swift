@@ -1,8 +1,8 @@
-import Foundation
 import OmniBLS
 import OmniCLI
 import OmniCandid
 import OmniCodec
+import OmniCrypto
 import OmniIC
 import OmniSystem
 
@@ -57,7 +57,7 @@ enum ICInputEncoding: String, CaseIterable, ArgumentValue {
 enum ICInput {
     /// A principal in text form; the error names the rule the text breaks.
     static func principal(_ text: String, label: String) throws -> Principal {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespaceAndNewlines()
         if let problem = Principal.textProblem(trimmed) {
             throw ICError(.malformed, "\(label): \"\(sample(trimmed))\" is not a principal: it \(problem) (rule: \(problem.rawValue))")
         }
@@ -72,7 +72,7 @@ enum ICInput {
         case .binary:
             return raw
         case .hex:
-            let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = String(decoding: raw, as: UTF8.self).trimmingWhitespaceAndNewlines()
             do { return try Hex.decode(text, allowPrefix: true) } catch {
                 let looksBinary = raw.starts(with: [0xd9, 0xd9, 0xf7]) || raw.starts(with: [0x30]) && raw.count > 1 && !raw[1].isHexDigitASCII
                 throw error.labelled(label, hint: looksBinary ? "the input looks binary; add --input binary" : nil)
@@ -83,7 +83,7 @@ enum ICInput {
     /// A subaccount: a decimal index (big-endian in the last 8 bytes, the ledger convention), 64 hex digits, or
     /// `0x` and up to 64 hex digits (left-padded with zeros).
     static func subaccount(_ text: String, label: String) throws -> Subaccount {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }), trimmed.utf8.count < 64 {
             guard let index = UInt64(trimmed) else {
                 throw ICError(.malformed, "\(label): subaccount index \(trimmed) does not fit in 64 bits; give 64 hex digits instead")
@@ -122,7 +122,7 @@ enum ICInput {
         } else {
             return nil
         }
-        let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: raw, as: UTF8.self).trimmingWhitespaceAndNewlines()
         if text == "mainnet" { return .mainnet }
         do throws(ICError) {
             // Binary DER starts with a SEQUENCE byte and is 133 bytes; hex text of a key never has that length.

@@ -1,4 +1,3 @@
-import Foundation
 import OmniCLI
 import OmniCandid
 import OmniCodec
@@ -26,7 +25,7 @@ enum ICPrincipalParseCommand {
         ]
     ) { invocation in
         let input = try invocation.argument(text) ?? ""
-        let trimmed = input.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = input.trimmingWhitespaceAndNewlines()
         let principal = try ICInput.principal(trimmed, label: "TEXT")
         var json = ICPrincipalFacts.json(principal)
         json.append("input_is_canonical", .bool(trimmed == principal.text))

@@ -1,5 +1,6 @@
 import OmniCandid
 import OmniCLI
+import OmniCodec
 import OmniIC
 
 /// `omni ic request-status RID CANISTER`: the certified status of an update call, waited for by default.
@@ -30,7 +31,7 @@ enum ICRequestStatusCommand {
         ],
         outputAliases: ICCanisterCallSupport.outputAliases
     ) { invocation in
-        let idText = (try invocation.argument(requestID) ?? "").trimmingCharacters(in: .whitespaces)
+        let idText = (try invocation.argument(requestID) ?? "").trimmingWhitespace()
         let id: RequestID
         do throws(ICError) { id = try RequestID(hex: idText) } catch {
             throw ICError(.invalidArgument, "REQUEST_ID: \(error.message)")

@@ -1,5 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import OmniCodec
+import OmniSystem
 import OmniTransport
 
 /// Something the relay did, for its log.
@@ -25,7 +27,7 @@ public enum ConnectRelayEvent: Sendable {
 /// never answers the relay's close (close timeout).
 public final class ConnectRelay: @unchecked Sendable {
     public let configuration: ConnectRelayConfiguration
-    private let lock = NSLock()
+    private let lock = Lock()
     private var sessions: [[UInt8]: RelaySession] = [:]
     private let budget: RelayBufferBudget
     private var registrations: RegistrationRateLimiter
@@ -34,8 +36,7 @@ public final class ConnectRelay: @unchecked Sendable {
     private var servedSockets = 0
     private let onEvent: @Sendable (ConnectRelayEvent) -> Void
     private weak var server: HTTPServer?
-    private var sweeper: Thread?
-    private let sweeperStop = NSCondition()
+    private let sweeperStop = Condition()
     private var stopping = false
     /// The base URL put in wallet URIs when a registration names no node.
     private var publicURL = ""
@@ -66,10 +67,7 @@ public final class ConnectRelay: @unchecked Sendable {
         server.webSocket("/v1/connect/ws", options: options, gate: { [self] request in gate(request) },
                          subprotocol: { offered, _ in offered.first { $0.hasPrefix(ConnectURI.subprotocolPrefix) } },
                          handler: { [self] socket, request in serve(socket, request) })
-        let thread = Thread { [weak self] in self?.sweep() }
-        thread.name = "omni-connect-sweeper"
-        sweeper = thread
-        thread.start()
+        Threads.start(name: "omni-connect-sweeper") { [weak self] in self?.sweep() }
     }
 
     /// Stops the sweeper (the server is stopped by its owner).

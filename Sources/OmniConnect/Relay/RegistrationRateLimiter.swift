@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Registrations per peer address: a token bucket of `perMinute` tokens, refilled evenly over a minute, one token
 /// per registration. Addresses whose bucket is full again are forgotten, so the table holds only recent callers.

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import OmniCandid
 import OmniCodec
+import OmniSystem
 import OmniTransport
 import Synchronization
 
@@ -13,8 +14,13 @@ import Synchronization
 ///   its `/request_status` read; a 202 is followed by `read_state` polls (interval and attempts configurable).
 /// - read_state for canisters and subnets: v3, v2 on 404; certificates verified for their scope (BLS under the
 ///   root key, delegation, canister ranges in both layouts, `/time` freshness).
-/// - Clock skew: an "ingress_expiry not within expected range" answer gives the replica's time; the request is
-///   signed again once with it. Verified certificates keep the estimate current.
+/// - Clock skew: verified certificates' `/time` keeps the estimate of the network's clock current. An "ingress_expiry
+///   not within expected range" answer is unauthenticated: its hint of the replica's time is believed only within
+///   `freshnessTolerance` (beyond it the error says how far off the local clock seems), and only reads are signed
+///   again with it. A refused call is never simply signed again (a second request id could run it twice): its
+///   request status is read first; a call that was accepted after all is followed, and a new call is signed only
+///   when the network's certified time proves the first one expired.
+/// - Node keys and subnet ranges (`/subnet`) are public: they are read anonymously, never with the user's identity.
 ///
 /// Only `Configuration.verifies = false` (the CLI's `--unsafe`) turns the checks off. Blocking: call it from a
 /// plain thread. Errors: `ICError` (malformed answers, failed verification), `TransportError` (network,
@@ -26,7 +32,8 @@ public final class ICAgent: Sendable {
         public var rootKey: ICRootKey
         /// False skips every check (`--unsafe`). Results then say `verified: false`.
         public var verifies: Bool = true
-        /// How far a certificate's `/time` or a query signature's timestamp may be from the local clock.
+        /// How far a certificate's `/time` or a query signature's timestamp may be from the local clock; also the
+        /// largest clock difference an unauthenticated expiry refusal is believed about.
         public var freshnessTolerance: UInt64 = Freshness.defaultTolerance
         public var pollInterval: Duration = .seconds(1)
         public var pollAttempts: Int = 30
@@ -168,6 +175,12 @@ public final class ICAgent: Sendable {
 
     /// The verified facts (node keys, ranges) of the subnet serving `canister`: from memory, the disk cache, or a
     /// verified `read_state` of `/subnet`; `refresh` forces the read.
+    ///
+    /// The read is anonymous: the path is public, so it needs no signature, and signing it would tell the network
+    /// who is asking and fail for a session whose targets do not include `canister`. The subnet must serve
+    /// `canister` by its certified ranges (the interface spec's check for node keys): a root-signed certificate
+    /// vouches for every subnet, but its node keys are those of the root subnet, which serves only its own ranges.
+    /// With verification off (`--unsafe`) nothing is checked and nothing is written to the disk cache.
     public func subnetInfo(serving canister: Principal, refresh: Bool = false) throws -> (info: SubnetInfo, fromCache: Bool) {
         if !refresh {
             if let known = state.withLock({ $0.subnets.first { $0.serves(canister) } }) { return (known, false) }
@@ -177,11 +190,19 @@ public final class ICAgent: Sendable {
                 return (cached, true)
             }
         }
-        let read = try readState(canister: canister, paths: [["subnet"]])
+        let read = try readState(route: .canister(canister), paths: [["subnet"]], signing: .anonymous)
         let info = try read.certificate.subnetInfo()
+        guard !configuration.verifies || info.serves(canister) else {
+            let ranges = info.canisterRanges.isEmpty ? "certifies no canister ranges for it"
+                : "certifies its ranges as " + info.canisterRanges.map(\.description).joined(separator: ", ")
+            throw ICError.verification(.range, "subnet \(info.subnetID) does not serve canister \(canister): the certificate "
+                                       + ranges + ", so its node keys do not speak for that canister",
+                                       location: "/subnet/\(info.subnetID)/canister_ranges")
+        }
         remember(info)
         onEvent(.nodeKeysFetched(subnet: info.subnetID))
-        if let cache = configuration.nodeKeyCache {
+        // Only verified facts are worth keeping: an unverified read would poison later, verified runs.
+        if configuration.verifies, let cache = configuration.nodeKeyCache {
             do { try cache.store(info, rootKey: configuration.rootKey) } catch { onEvent(.cacheWriteFailed(error.message)) }
         }
         return (info, false)
@@ -208,8 +229,15 @@ public final class ICAgent: Sendable {
                               ecid: ecid, statusSigning: .fresh, wait: wait)
     }
 
-    private func submitCall(_ signing: Signing, ecid: Principal, statusSigning: StatusSigning?, wait: Bool) throws -> CallResult {
-        let sent = try post(.call, route: .canister(ecid), versions: wait ? [4, 3, 2] : [2, 4, 3], signing: signing)
+    private func submitCall(_ signing: Signing, ecid: Principal, statusSigning: StatusSigning?, wait: Bool,
+                            afterRefusal: Bool = false) throws -> CallResult {
+        let sent: Sent
+        do {
+            sent = try post(.call, route: .canister(ecid), versions: wait ? [4, 3, 2] : [2, 4, 3], signing: signing)
+        } catch let refusal as ExpiryRefusal {
+            if afterRefusal { throw refusal.error }
+            return try recover(from: refusal, signing: signing, ecid: ecid, statusSigning: statusSigning, wait: wait)
+        }
         let requestID = sent.request.requestID
         let endpoint = "v\(sent.version)"
         if sent.response.status == 200 {
@@ -229,16 +257,63 @@ public final class ICAgent: Sendable {
             throw ICAgent.unexpectedStatus(sent)
         }
         onEvent(.accepted(requestID, endpoint: endpoint))
+        return try follow(requestID, ecid: ecid, endpoint: endpoint, statusSigning: statusSigning, wait: wait, sleepFirst: true)
+    }
+
+    /// The outcome of an accepted call: polled until final, or `.accepted` when not waiting (or unable to poll).
+    private func follow(_ requestID: RequestID, ecid: Principal, endpoint: String, statusSigning: StatusSigning?, wait: Bool,
+                        sleepFirst: Bool) throws -> CallResult {
         guard wait, let statusSigning else {
             return CallResult(requestID: requestID, effectiveCanisterID: ecid, outcome: .accepted, endpoint: endpoint, polls: 0,
                               certificate: nil, verified: configuration.verifies)
         }
-        let polled = try poll(requestID, ecid: ecid, signing: statusSigning, sleepFirst: true)
+        let polled = try poll(requestID, ecid: ecid, signing: statusSigning, sleepFirst: sleepFirst)
         guard let outcome = CallOutcome(polled.status) else {
             throw ICError(.internalFailure, "polling ended on a non-terminal status")
         }
         return CallResult(requestID: requestID, effectiveCanisterID: ecid, outcome: unsafeAware(outcome), endpoint: endpoint,
                           polls: polled.polls, certificate: polled.certificate, verified: configuration.verifies)
+    }
+
+    /// A call refused for its ingress expiry. The refusal is not authenticated and the call may have reached the
+    /// replica anyway, so it is not signed again blindly: its certified request status decides.
+    /// - known to the network: the refusal was false; the call is followed like any accepted call;
+    /// - unknown, and its expiry already past in the network's certified time: it can never run, so one new call is
+    ///   signed with that time;
+    /// - unknown, and its expiry not yet past: it may still run; signing a second one could run it twice, so this
+    ///   fails and says how to check on it.
+    private func recover(from refusal: ExpiryRefusal, signing: Signing, ecid: Principal, statusSigning: StatusSigning?,
+                         wait: Bool) throws -> CallResult {
+        let first = refusal.request
+        let read = try readState(route: .canister(ecid), paths: [StatePath.requestStatus(first.requestID)], signing: .fresh)
+        let status = unsafeAware(try read.certificate.requestStatus(first.requestID))
+        let endpoint = refusal.endpoint
+        if status != .unknown {
+            onEvent(.refusalContradicted(first.requestID, refusal: refusal.error.message))
+            if let outcome = CallOutcome(status) {
+                return CallResult(requestID: first.requestID, effectiveCanisterID: ecid, outcome: outcome, endpoint: endpoint,
+                                  polls: 1, certificate: read.certificate, verified: configuration.verifies)
+            }
+            return try follow(first.requestID, ecid: ecid, endpoint: endpoint, statusSigning: statusSigning, wait: wait,
+                              sleepFirst: true)
+        }
+        let networkTime = read.certificate.time
+        let skew = ClockSkew.skew(replicaTime: networkTime, localNow: IngressExpiry.currentTime())
+        let check = "'omni ic request-status \(first.requestID.prefixedHex) \(ecid)'"
+        guard first.ingressExpiry < networkTime else {
+            let stillValid = "the network's \(configuration.verifies ? "certified" : "reported") time "
+                + "\(ICTime.format(networkTime)) says call \(first.requestID.prefixedHex), signed to expire at "
+                + "\(ICTime.format(first.ingressExpiry)), may still run, so it is not signed again (that could run it twice)"
+            if first.ingressExpiry > ClockSkew.apply(Int64(IngressExpiry.maxAcceptedLifetime), to: networkTime) {
+                throw ICError(.configuration, ClockSkew.describeLocalClock(skew) + "; fix the clock: " + stillValid
+                              + "; check it later with " + check, reason: .time)
+            }
+            throw ICError.verification(.time, "the replica refused the call's ingress expiry (\(refusal.error.message)), but "
+                                       + stillValid + "; check it with " + check)
+        }
+        state.withLock { $0.clockSkew = skew }
+        onEvent(.clockSkewCorrected(nanoseconds: skew, source: configuration.verifies ? .certifiedTime : .replicaHint))
+        return try submitCall(signing, ecid: ecid, statusSigning: statusSigning, wait: wait, afterRefusal: true)
     }
 
     /// The status of `requestID` (sent to `effectiveCanister` by this identity); with `wait`, polled until final.
@@ -308,6 +383,7 @@ public final class ICAgent: Sendable {
         let requestSigning: Signing
         switch signing {
         case .fresh: requestSigning = .fresh(.readState(paths: paths), nonce: nil)
+        case .anonymous: requestSigning = .anonymous(.readState(paths: paths))
         case .presigned(let bytes, let request): requestSigning = .presigned(bytes, request)
         }
         let sent = try post(.readState, route: route, versions: [3, 2], signing: requestSigning)
@@ -358,6 +434,12 @@ public final class ICAgent: Sendable {
                 throw ICError(.invalidArgument, "the effective canister id of a request to \(canister) is that canister; only "
                               + "aaaaa-aa requests are routed by another id (got \(explicit))")
             }
+            // An argument that names its canister fixes the route (a signed request file is checked the same way).
+            if case .canister(let named)? = try? EffectiveCanisterID.resolve(canister: canister, method: method, arg: arg),
+               named != explicit {
+                throw ICError(.invalidArgument, "the argument of aaaaa-aa.\(method) names canister \(named), so that is its effective "
+                              + "canister id, not \(explicit)")
+            }
             return explicit
         }
         switch try EffectiveCanisterID.resolve(canister: canister, method: method, arg: arg) {
@@ -387,15 +469,30 @@ public final class ICAgent: Sendable {
         }
     }
 
-    /// How a request's body is produced: signed here (again after a clock correction), or given as signed bytes.
+    /// How a request's body is produced: signed here by the agent's identity, sent unsigned from the anonymous
+    /// principal (public paths), or given as signed bytes.
     private enum Signing {
         case fresh(ICRequest.Body, nonce: [UInt8]?)
+        case anonymous(ICRequest.Body)
         case presigned([UInt8], ICRequest)
+
+        var isSignedHere: Bool {
+            if case .presigned = self { return false }
+            return true
+        }
     }
 
     private enum StatusSigning {
         case fresh
+        case anonymous
         case presigned([UInt8], ICRequest)
+    }
+
+    /// An update call refused for its ingress expiry (the caller decides whether signing it again is safe).
+    private struct ExpiryRefusal: Error {
+        let request: ICRequest
+        let endpoint: String
+        let error: TransportError
     }
 
     private struct Sent {
@@ -410,17 +507,19 @@ public final class ICAgent: Sendable {
         return "\(operation.rawValue) v\(version)"
     }
 
-    /// Posts a request, newest endpoint version first (falling back on 404), signing it again once with the
-    /// replica's clock when it refuses the ingress expiry. Returns 200 and 202 answers; refusals throw.
+    /// Posts a request, newest endpoint version first (falling back on 404 with the same signed bytes: a fallback
+    /// never makes a second request id). An expiry refusal is handled as `ICAgent` describes: a hint beyond
+    /// `freshnessTolerance` is an error about the local clock; a read is signed again once with the hint; a call
+    /// throws `ExpiryRefusal` for `submitCall` to resolve. Returns 200 and 202 answers; refusals throw.
     private func post(_ operation: Operation, route: Route, versions: [Int], signing: Signing) throws -> Sent {
         let known = state.withLock { $0.unavailable }
         var candidates = versions.filter { !known.contains(endpointName(operation, route, $0)) }
         if candidates.isEmpty { candidates = versions.suffix(1) }
         var index = 0
-        var corrected = false
+        var signedAgain = false
+        var (request, body) = try prepare(signing)
         while true {
             let version = candidates[index]
-            let (request, body) = try prepare(signing)
             let url = configuration.network.url + "/api/v\(version)/" + route.path + "/" + operation.rawValue
             let response = try transport.perform(HTTPRequest(
                 method: "POST", url: url, headers: ["Content-Type": "application/cbor"], body: body,
@@ -432,13 +531,25 @@ public final class ICAgent: Sendable {
                 index += 1
                 continue
             }
-            if response.status == 400, !corrected, case .fresh = signing,
+            if response.status == 400, signing.isSignedHere,
                let replicaTime = ClockSkew.replicaTime(fromExpiryError: ICAgent.printable(response.body, limit: 2048)) {
-                let skew = ClockSkew.skew(replicaTime: replicaTime, localNow: IngressExpiry.currentTime())
-                state.withLock { $0.clockSkew = skew }
-                onEvent(.clockSkewCorrected(nanoseconds: skew))
-                corrected = true
-                continue
+                let hinted = ClockSkew.skew(replicaTime: replicaTime, localNow: IngressExpiry.currentTime())
+                let refusal = ICAgent.refusal(response, url: url)
+                guard hinted.magnitude <= configuration.freshnessTolerance else {
+                    let call = operation == .call ? "; call \(request.requestID.prefixedHex) was not signed again" : ""
+                    throw ICError(.configuration, ClockSkew.describeLocalClock(hinted) + "; fix the clock or pass --time-tolerance"
+                                  + call + " (the replica says so, unverified: " + refusal.message + ")", reason: .time)
+                }
+                if operation == .call {
+                    throw ExpiryRefusal(request: request, endpoint: "v\(version)", error: refusal)
+                }
+                if !signedAgain {
+                    signedAgain = true
+                    state.withLock { $0.clockSkew = hinted }
+                    onEvent(.clockSkewCorrected(nanoseconds: hinted, source: .replicaHint))
+                    (request, body) = try prepare(signing)
+                    continue
+                }
             }
             guard response.status == 200 || response.status == 202 else {
                 var error = ICAgent.refusal(response, url: url)
@@ -457,11 +568,17 @@ public final class ICAgent: Sendable {
         case .presigned(let bytes, let request):
             return (request, bytes)
         case .fresh(let body, let nonce):
-            let now = IngressExpiry.currentTime()
-            let expiry = IngressExpiry.expiry(now: now, clockSkew: clockSkew, lifetime: configuration.ingressLifetime)
-            let request = try ICRequest(body, sender: identity.principal, ingressExpiry: expiry, nonce: nonce)
-            return (request, try identity.envelope(for: request, at: now).encoded())
+            return try sign(body, nonce: nonce, as: identity)
+        case .anonymous(let body):
+            return try sign(body, nonce: nil, as: .anonymous)
         }
+    }
+
+    private func sign(_ body: ICRequest.Body, nonce: [UInt8]?, as signer: ICIdentity) throws -> (ICRequest, [UInt8]) {
+        let now = IngressExpiry.currentTime()
+        let expiry = IngressExpiry.expiry(now: now, clockSkew: clockSkew, lifetime: configuration.ingressLifetime)
+        let request = try ICRequest(body, sender: signer.principal, ingressExpiry: expiry, nonce: nonce)
+        return (request, try signer.envelope(for: request, at: now).encoded())
     }
 
     private func verifiedCertificate(_ bytes: [UInt8], scope: CertificateScope) throws(ICError) -> VerifiedCertificate {
@@ -497,7 +614,7 @@ public final class ICAgent: Sendable {
         let deadline = Date(timeIntervalSinceNow: ICAgent.seconds(duration))
         while Date() < deadline {
             if cancellation?.isCancelled == true { throw TransportError(.cancelled, "interrupted while waiting to poll") }
-            Thread.sleep(forTimeInterval: min(0.05, max(0, deadline.timeIntervalSinceNow)))
+            Threads.sleep(seconds: min(0.05, max(0, deadline.timeIntervalSinceNow)))
         }
         if cancellation?.isCancelled == true { throw TransportError(.cancelled, "interrupted while waiting to poll") }
     }
@@ -518,7 +635,7 @@ public final class ICAgent: Sendable {
     static func printable(_ body: [UInt8], limit: Int) -> String {
         let text = String(decoding: body.prefix(limit), as: UTF8.self)
         var cleaned = String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
-        cleaned = cleaned.trimmingCharacters(in: .whitespaces)
+        cleaned = cleaned.trimmingWhitespace()
         return body.count > limit ? cleaned + "…" : cleaned
     }
 
@@ -533,6 +650,6 @@ public final class ICAgent: Sendable {
 
     static func describeSkew(_ skew: Int64) -> String {
         let seconds = Double(skew) / 1e9
-        return (seconds >= 0 ? "+" : "") + String(format: "%.1f s", seconds)
+        return (seconds >= 0 ? "+" : "") + seconds.fixedPointText(fractionDigits: 1) + " s"
     }
 }

@@ -83,12 +83,25 @@ public enum SentRequestResult: Sendable {
     case readState(StateRead)
 }
 
+/// Where the agent's estimate of the network's clock comes from.
+public enum ClockSource: String, Sendable {
+    /// A verified certificate's `/time`.
+    case certifiedTime = "certified_time"
+    /// An expiry refusal's text: unauthenticated.
+    case replicaHint = "replica_hint"
+}
+
 /// Things worth telling the user while the agent works (progress, fallbacks, corrections).
 public enum ICAgentEvent: Sendable, CustomStringConvertible {
     /// An endpoint answered 404; the older one is tried.
     case endpointFallback(from: String, to: String)
-    /// The replica refused the ingress expiry; the request was signed again with the replica's clock.
-    case clockSkewCorrected(nanoseconds: Int64)
+    /// The network's clock differs from ours: later requests are signed with its time. `source` says how it is
+    /// known: from a verified certificate's `/time`, or from the replica's unauthenticated expiry refusal (then
+    /// within the time tolerance, and only reads were signed again with it).
+    case clockSkewCorrected(nanoseconds: Int64, source: ClockSource)
+    /// A call the replica refused for its expiry turned out to be known to the network (it was accepted after
+    /// all): it is followed, not signed again.
+    case refusalContradicted(RequestID, refusal: String)
     /// A call was accepted (202) and will be polled.
     case accepted(RequestID, endpoint: String)
     /// One poll of the request status.
@@ -104,8 +117,13 @@ public enum ICAgentEvent: Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .endpointFallback(let from, let to): "\(from) is not available (HTTP 404); using \(to)"
-        case .clockSkewCorrected(let skew):
-            "the replica's clock differs from ours by \(ICAgent.describeSkew(skew)); signed again with its time"
+        case .clockSkewCorrected(let skew, .certifiedTime):
+            "the network's certified time differs from our clock by \(ICAgent.describeSkew(skew)); signed again with its time"
+        case .clockSkewCorrected(let skew, .replicaHint):
+            "the replica says its clock differs from ours by \(ICAgent.describeSkew(skew)) (unverified, within the time "
+                + "tolerance); signed again with its time"
+        case .refusalContradicted(let id, let refusal):
+            "the replica refused call \(id) (\(refusal)), but the network knows it: following it instead of signing it again"
         case .accepted(let id, let endpoint): "call \(id) accepted (\(endpoint), 202); waiting for its status"
         case .polled(let id, let attempt, let total, let status): "request \(id): \(status) (poll \(attempt)/\(total))"
         case .nodeKeysFetched(let subnet): "read the node keys of subnet \(subnet) from a verified certificate"

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import OmniCandid
+import OmniCodec
 
 /// Where requests go: the IC mainnet (`ic`, https://icp-api.io), a local replica (`local`,
 /// http://127.0.0.1:4943), or any http(s) URL. Knows the two facts trust decisions need: whether the URL is the
@@ -20,7 +21,7 @@ public struct ICNetwork: Sendable, Equatable, CustomStringConvertible {
 
     /// `ic`, `local`, or an `http://` / `https://` URL (no query, fragment or credentials).
     public init(_ text: String) throws(ICError) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         switch trimmed {
         case "ic", "mainnet":
             name = "ic"

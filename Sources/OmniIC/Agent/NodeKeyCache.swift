@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import OmniCandid
 import OmniCodec
 import OmniCrypto
@@ -78,15 +78,14 @@ public struct NodeKeyCache: Sendable {
     public func clear() throws(ICError) {
         guard FileManager.default.fileExists(atPath: directory) else { return }
         do { try FileManager.default.removeItem(atPath: directory) } catch {
-            throw ICError(.storage, "cannot remove the node key cache: \(error.localizedDescription)", location: directory)
+            throw ICError(.storage, "cannot remove the node key cache: \(SystemError.reason(for: error))", location: directory)
         }
     }
 
     private func read(_ path: String, now: UInt64) -> SubnetInfo? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let size = attributes[.size] as? Int, size <= NodeKeyCache.maxFileBytes,
-              let data = FileManager.default.contents(atPath: path),
-              let json = try? JSONValue.parse([UInt8](data), limits: JSONLimits(maxDepth: 8, maxBytes: NodeKeyCache.maxFileBytes)),
+        // The size is checked while reading (a FileManager attribute's Swift type depends on which Foundation is linked).
+        guard case .success(let data) = LocalFile.read(path, limit: NodeKeyCache.maxFileBytes),
+              let json = try? JSONValue.parse(data, limits: JSONLimits(maxDepth: 8, maxBytes: NodeKeyCache.maxFileBytes)),
               json["version"]?.int64Value == Int64(NodeKeyCache.formatVersion),
               let fetchedText = json["fetched_at"]?.stringValue, let fetchedAt = UInt64(fetchedText),
               let subnet = json["subnet"], let info = try? SubnetInfo(json: subnet)

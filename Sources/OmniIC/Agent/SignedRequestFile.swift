@@ -76,11 +76,37 @@ public struct SignedRequestFile: Sendable, Equatable {
         } else {
             requestStatus = nil
         }
-        if case .call(let canister, _, _) = envelope.content.body, canister != .managementCanister, canister != effectiveCanisterID {
-            throw ICError.malformed("the effective canister id \(effectiveCanisterID) is not the called canister \(canister)")
+        try SignedRequestFile.checkEffectiveCanisterID(effectiveCanisterID, of: envelope.content)
+    }
+
+    /// The effective canister id decides which subnet's certificate vouches for the answer, so the file's copy must
+    /// be the one the signed content implies: the called canister, or for `aaaaa-aa` the canister the argument
+    /// names (any id only for canister creation).
+    private static func checkEffectiveCanisterID(_ effective: Principal, of content: ICRequest) throws(ICError) {
+        let canister: Principal, method: String, arg: [UInt8]
+        switch content.body {
+        case .call(let called, let name, let bytes), .query(let called, let name, let bytes):
+            (canister, method, arg) = (called, name, bytes)
+        case .readState:
+            return
         }
-        if case .query(let canister, _, _) = envelope.content.body, canister != .managementCanister, canister != effectiveCanisterID {
-            throw ICError.malformed("the effective canister id \(effectiveCanisterID) is not the queried canister \(canister)")
+        let verb = content.requestType == "query" ? "queried" : "called"
+        let implied: EffectiveCanisterID
+        do {
+            implied = try EffectiveCanisterID.resolve(canister: canister, method: method, arg: arg)
+        } catch {
+            throw ICError.malformed("the effective canister id \(effective) cannot be checked against the signed request: "
+                                    + error.message, location: "effective_canister_id")
+        }
+        switch implied {
+        case .any:
+            return
+        case .canister(let expected) where expected == effective:
+            return
+        case .canister(let expected):
+            let source = canister == .managementCanister ? "\(expected), the canister the signed argument of aaaaa-aa.\(method) names"
+                : "the \(verb) canister \(expected)"
+            throw ICError.malformed("the effective canister id \(effective) is not \(source)", location: "effective_canister_id")
         }
     }
 

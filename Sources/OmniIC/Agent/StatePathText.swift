@@ -7,7 +7,7 @@ extension StatePath {
     /// `0x` + hex or exactly 64 hex digits (a request id, as `description` prints it) → those bytes, anything else
     /// → its UTF-8. A leading `/` is optional; empty labels (`//`) are refused, except that `/` alone is the root.
     public init(text: String) throws(ICError) {
-        var body = Substring(text.trimmingCharacters(in: .whitespaces))
+        var body = Substring(text.trimmingWhitespace())
         if body.hasPrefix("/") { body = body.dropFirst() }
         if body.isEmpty {
             self.init([[UInt8]]())

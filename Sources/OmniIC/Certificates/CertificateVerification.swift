@@ -91,7 +91,9 @@ extension ICCertificate {
     /// 2. the BLS signature must verify under the subnet key (or `rootKey` without delegation);
     /// 3. the scope: the effective canister id inside the subnet's canister ranges (sharded
     ///    `/canister_ranges/<subnet>/<shard>` or, when that is absent or pruned, `/subnet/<subnet>/canister_ranges`),
-    ///    or the delegation's subnet equal to the effective subnet id;
+    ///    or the delegation's subnet equal to the effective subnet id. Without a delegation the signer is the root
+    ///    subnet: a subnet scope must name it, and a canister must lie in the root subnet's ranges when the tree
+    ///    reveals them (verified queries need them revealed: `ICAgent.subnetInfo(serving:)` checks `serves`);
     /// 4. `/time` within `freshness` (nil skips this, which only canister signatures do: their lifetime is the
     ///    delegation's expiration).
     /// Failures are `.verificationFailed` with reason signature, delegation, range, time or lookup.
@@ -122,6 +124,20 @@ extension ICCertificate {
             }
         } else {
             try ICCertificate.checkSignature(of: self, key: .decoded(rootKey.key), what: "certificate")
+            switch scope {
+            case .canister(let canister):
+                // The root subnet speaks for its own canisters only: ranges it certifies that exclude the canister
+                // refute the certificate (when it reveals none, the root key's word is taken, as the spec does).
+                if let ranges = try tree.canisterRanges(of: subnetID), !ranges.contains(where: { $0.contains(canister) }) {
+                    throw ICError.verification(.range, "the certificate is signed by the root key, and canister \(canister) is "
+                                               + "outside the canister ranges it certifies for the root subnet \(subnetID)")
+                }
+            case .subnet(let subnet):
+                guard subnet == subnetID else {
+                    throw ICError.verification(.delegation, "the certificate is signed by the root key, so it is the root subnet "
+                                               + "\(subnetID)'s, not subnet \(subnet)'s")
+                }
+            }
         }
         let time = try certifiedTime()
         if let freshness { try freshness.check(time, what: "certificate") }

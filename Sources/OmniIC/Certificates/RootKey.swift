@@ -1,4 +1,3 @@
-import Foundation
 import OmniBLS
 import OmniCandid
 import OmniCodec
@@ -41,7 +40,7 @@ public struct ICRootKey: Sendable, Equatable, CustomStringConvertible {
     /// A root key from 266 hex digits of DER or 192 hex digits of the raw compressed point.
     public init(hex: String) throws(ICError) {
         let bytes: [UInt8]
-        do { bytes = try Hex.decode(hex.trimmingCharacters(in: .whitespacesAndNewlines), allowPrefix: true) } catch {
+        do { bytes = try Hex.decode(hex.trimmingWhitespaceAndNewlines(), allowPrefix: true) } catch {
             throw ICError.codec(error, "root key")
         }
         if bytes.count == BLS.publicKeyLength {

@@ -108,7 +108,33 @@ public struct DelegatedSession: Sendable, CustomStringConvertible, CustomDebugSt
         guard let pem = json["session_key"]?.stringValue, let chainJSON = json["delegation_chain"] else {
             throw ICError.malformed("session file: session_key or delegation_chain missing")
         }
-        try self.init(sessionKey: try ICIdentity(pem: pem), chain: try DelegationChain(json: chainJSON))
+        let sessionKey = try ICIdentity(pem: pem), chain = try DelegationChain(json: chainJSON)
+        guard chain.delegations.isEmpty || chain.sessionPublicKey == sessionKey.publicKeyDER else {
+            // In a file this is its content at fault, not the caller's choice of key.
+            throw ICError.malformed("session file: the delegation chain does not end in its session key", location: "delegation_chain")
+        }
+        try self.init(sessionKey: sessionKey, chain: chain)
+    }
+
+    /// Reads a session file and checks its chain before anything trusts it (`omni ic identity import --session`):
+    /// `init(sessionFile:)`, then `verify(at:rootKey:)`. Reading alone only checks the form.
+    public init(verifiedSessionFile json: JSONValue, at time: UInt64 = IngressExpiry.currentTime(),
+                rootKey: ICRootKey = .mainnet) throws(ICError) {
+        try self.init(sessionFile: json)
+        try verify(at: time, rootKey: rootKey)
+    }
+
+    /// Checks the chain as the IC will when requests arrive: every delegation signed by the key before it (the
+    /// first by the root identity's key; canister signatures under `rootKey`), no key twice, at most 20 links, none
+    /// expired at `time`. The session key is already known to be the chain's last key. Fails with reason
+    /// `delegation_chain` or `expired`, naming the delegation.
+    public func verify(at time: UInt64 = IngressExpiry.currentTime(), rootKey: ICRootKey = .mainnet) throws(ICError) {
+        do {
+            try chain.verify(at: time, canister: nil, rootKey: rootKey)
+        } catch {
+            throw ICError(error.kind, "the session's delegation chain does not verify: \(error.message)", reason: error.reason,
+                          location: error.location)
+        }
     }
 
     static let fileKind = "delegated-session"

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import OmniCandid
 import OmniCodec
 import OmniSystem
@@ -67,7 +67,7 @@ public struct IdentityStore: Sendable {
             files = try FileManager.default.contentsOfDirectory(atPath: directory)
         } catch {
             if !FileManager.default.fileExists(atPath: directory) { return [] }
-            throw ICError(.storage, "cannot list identities: \(error.localizedDescription)", location: directory)
+            throw ICError(.storage, "cannot list identities: \(SystemError.reason(for: error))", location: directory)
         }
         var names: Set<String> = []
         for file in files where !file.hasPrefix(".") {
@@ -152,7 +152,7 @@ public struct IdentityStore: Sendable {
         guard contains(name) else { throw ICError(.configuration, "no identity named \"\(name)\"") }
         for path in [keyPath(name), sessionPath(name)] where FileManager.default.fileExists(atPath: path) {
             do { try FileManager.default.removeItem(atPath: path) } catch {
-                throw ICError(.storage, "cannot delete: \(error.localizedDescription)", location: path)
+                throw ICError(.storage, "cannot delete: \(SystemError.reason(for: error))", location: path)
             }
         }
         if try defaultName() == name {
@@ -163,7 +163,7 @@ public struct IdentityStore: Sendable {
     /// The default identity's name, if one is set.
     public func defaultName() throws(ICError) -> String? {
         guard let text = try read(directory + "/" + IdentityStore.defaultFile) else { return nil }
-        let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = text.trimmingWhitespaceAndNewlines()
         return name.isEmpty ? nil : name
     }
 

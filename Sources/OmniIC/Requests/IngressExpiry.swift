@@ -1,5 +1,5 @@
+import FoundationEssentials
 import OmniCodec
-import Foundation
 import OmniCandid
 
 /// `ingress_expiry` as the reference agents compute it: now + 3 minutes, rounded down to a whole minute (so that
@@ -9,6 +9,8 @@ public enum IngressExpiry {
     /// The IC accepts expiries up to about 5 minutes ahead; agent-rs and agent-js use 3.
     public static let defaultLifetime: UInt64 = 180 * nanosecondsPerSecond
     public static let minute: UInt64 = 60 * nanosecondsPerSecond
+    /// The latest expiry the IC accepts, after its current time: 5 minutes plus 30 s of permitted drift.
+    public static let maxAcceptedLifetime: UInt64 = 5 * minute + 30 * nanosecondsPerSecond
 
     /// The expiry for a request made at local time `now` (ns since the epoch).
     ///
@@ -30,8 +32,8 @@ public enum IngressExpiry {
     }
 }
 
-/// The difference between the replica's clock and ours, learnt from certified time or from the replica's
-/// "ingress_expiry not within expected range" error.
+/// The difference between the replica's clock and ours, learnt from certified time or (unauthenticated, so only
+/// believed within the time tolerance) from the replica's "ingress_expiry not within expected range" error.
 public enum ClockSkew {
     /// The skew (replica − local, ns) given a replica time observed at local time `localNow`, clamped to Int64.
     public static func skew(replicaTime: UInt64, localNow: UInt64) -> Int64 {
@@ -53,15 +55,23 @@ public enum ClockSkew {
         return time > magnitude ? time - magnitude : 0
     }
 
+    /// "local clock is 600 s behind the network" (or "ahead of"), for a skew of replica − local nanoseconds.
+    public static func describeLocalClock(_ skew: Int64) -> String {
+        let seconds = (skew.magnitude + nanosecondsHalfSecond) / IngressExpiry.nanosecondsPerSecond
+        return "local clock is \(seconds) s \(skew >= 0 ? "behind" : "ahead of") the network"
+    }
+
+    private static let nanosecondsHalfSecond: UInt64 = IngressExpiry.nanosecondsPerSecond / 2
+
     /// The replica's current time read from its "Specified ingress_expiry not within expected range" message,
     /// whose "Minimum allowed expiry" is the replica's clock (`2025-05-01 23:55:18.005285297 UTC`); nil when the
     /// message does not contain one.
     public static func replicaTime(fromExpiryError message: String) -> UInt64? {
         let marker = "Minimum allowed expiry:"
-        guard let range = message.range(of: marker) else { return nil }
+        guard let range = message.firstRange(of: marker) else { return nil }
         let rest = message[range.upperBound...].drop(while: { $0 == " " })
-        guard let end = rest.range(of: " UTC") else { return nil }
-        let stamp = rest[..<end.lowerBound].replacingOccurrences(of: " ", with: "T") + "Z"
+        guard let end = rest.firstRange(of: " UTC") else { return nil }
+        let stamp = String(rest[..<end.lowerBound].replacing(" ", with: "T")) + "Z"
         return try? ICTime.parse(stamp)
     }
 }
@@ -71,7 +81,7 @@ public enum ICTime {
     /// Parses nanoseconds since the epoch (`1763796896688941908`) or RFC 3339 (`2025-11-22T07:34:56.688941908Z`,
     /// `…+01:00`, up to nine fractional digits).
     public static func parse(_ text: String) throws(ICError) -> UInt64 {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
             guard let value = UInt64(trimmed) else { throw ICError.malformed("time \(trimmed) does not fit in 64 bits of nanoseconds") }
             return value

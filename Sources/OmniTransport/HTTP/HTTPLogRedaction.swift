@@ -66,7 +66,7 @@ enum HTTPLogRedaction {
 
     private static func redactURLWord(_ word: String) -> String {
         var result = word
-        if let schemeEnd = result.range(of: "://") {
+        if let schemeEnd = result.firstRange(of: "://") {
             let authorityStart = schemeEnd.upperBound
             let authorityEnd = result[authorityStart...].firstIndex { "/?#'\"]>".contains($0) } ?? result.endIndex
             if let at = result[authorityStart..<authorityEnd].lastIndex(of: "@") {

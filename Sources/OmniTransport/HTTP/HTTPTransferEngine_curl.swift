@@ -1,6 +1,7 @@
 internal import CCurl
 internal import COmniShims
-import Foundation
+import Dispatch
+internal import OmniSystem
 
 /// Runs transfers on one libcurl multi handle from one dedicated thread.
 ///
@@ -15,7 +16,7 @@ final class HTTPTransferEngine: @unchecked Sendable {
     private let maxConcurrentTransfers: Int
     private let trust: HTTPTrustSettings
 
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var pending: [HTTPTransfer] = []
     private var pendingHead = 0
     private var workerRunning = false
@@ -23,19 +24,19 @@ final class HTTPTransferEngine: @unchecked Sendable {
     private var lastQueueSweep: UInt64 = 0
 
     init(maxConcurrentTransfers: Int, extraCAFile: String?, baseTrustStoreOverride: String?) {
-        multi = Libcurl.isInitialized ? curl_multi_init() : nil
+        multi = Libcurl.isInitialized ? omni_curl_multi_init() : nil
         self.maxConcurrentTransfers = maxConcurrentTransfers
         trust = HTTPTrustSettings(extraCAFile: extraCAFile, baseTrustStoreOverride: baseTrustStoreOverride)
     }
 
     deinit {
-        if let multi { curl_multi_cleanup(multi) }
+        if let multi { omni_curl_multi_cleanup(multi) }
     }
 
     func submit(_ transfers: [HTTPTransfer]) {
         guard !transfers.isEmpty else { return }
         guard let multi else {
-            let error = TransportError(.io, "libcurl could not be initialised")
+            let error = TransportError(.io, "libcurl could not be initialised" + (Libcurl.unavailableReason.map { ": " + $0 } ?? ""))
             transfers.forEach { $0.finish(error) }
             return
         }
@@ -51,11 +52,9 @@ final class HTTPTransferEngine: @unchecked Sendable {
         condition.signal()
         condition.unlock()
         if mustStartWorker {
-            let worker = Thread { self.run() }
-            worker.name = "omni-http"
-            worker.start()
+            Threads.start(name: "omni-http") { self.run() }
         } else {
-            curl_multi_wakeup(multi)
+            omni_curl_multi_wakeup(multi)
         }
     }
 
@@ -64,7 +63,7 @@ final class HTTPTransferEngine: @unchecked Sendable {
         shuttingDown = true
         condition.signal()
         condition.unlock()
-        if let multi { curl_multi_wakeup(multi) }
+        if let multi { omni_curl_multi_wakeup(multi) }
     }
 
     /// Waits while there is nothing to do, then takes as many pending transfers as the concurrency cap allows.
@@ -110,7 +109,7 @@ final class HTTPTransferEngine: @unchecked Sendable {
             let (admitted, stopping) = takeWork(activeCount: active.count)
             if stopping {
                 for (easy, transfer) in active {
-                    curl_multi_remove_handle(multi, easy)
+                    omni_curl_multi_remove_handle(multi, easy)
                     transfer.finish(TransportError(.cancelled, "HTTP client shut down", url: transfer.settings.url))
                 }
                 admitted.forEach {
@@ -124,22 +123,22 @@ final class HTTPTransferEngine: @unchecked Sendable {
             guard !active.isEmpty else { continue }
 
             var running: Int32 = 0
-            let performed = curl_multi_perform(multi, &running)
+            let performed = omni_curl_multi_perform(multi, &running)
             if performed != CURLM_OK {
-                let reason = String(cString: curl_multi_strerror(performed))
+                let reason = String(cString: omni_curl_multi_strerror(performed))
                 abortAll(&active, multi: multi) { TransportError(.io, "libcurl multi failure: \(reason)", url: $0) }
                 continue
             }
             collectFinished(&active, multi: multi)
             for (easy, transfer) in active where transfer.isCancelled {
-                curl_multi_remove_handle(multi, easy)
+                omni_curl_multi_remove_handle(multi, easy)
                 active[easy] = nil
                 transfer.finish(TransportError(.cancelled, "request cancelled", url: transfer.settings.url))
             }
             if !active.isEmpty {
-                let polled = curl_multi_poll(multi, nil, 0, Self.pollIntervalMilliseconds, nil)
+                let polled = omni_curl_multi_poll(multi, nil, 0, Self.pollIntervalMilliseconds, nil)
                 if polled != CURLM_OK {
-                    let reason = String(cString: curl_multi_strerror(polled))
+                    let reason = String(cString: omni_curl_multi_strerror(polled))
                     abortAll(&active, multi: multi) { TransportError(.io, "libcurl multi failure: \(reason)", url: $0) }
                 }
             }
@@ -158,11 +157,11 @@ final class HTTPTransferEngine: @unchecked Sendable {
         case .failure(let error):
             transfer.finish(error)
         case .success(let easy):
-            let added = curl_multi_add_handle(multi, easy)
+            let added = omni_curl_multi_add_handle(multi, easy)
             if added == CURLM_OK {
                 active[easy] = transfer
             } else {
-                let reason = String(cString: curl_multi_strerror(added))
+                let reason = String(cString: omni_curl_multi_strerror(added))
                 let url = transfer.settings.url
                 transfer.finish(TransportError(.io, "libcurl refused the transfer: \(reason)", url: url))
             }
@@ -173,11 +172,11 @@ final class HTTPTransferEngine: @unchecked Sendable {
         _ active: inout [UnsafeMutableRawPointer: HTTPTransfer], multi: UnsafeMutableRawPointer
     ) {
         var queued: Int32 = 0
-        while let message = curl_multi_info_read(multi, &queued) {
+        while let message = omni_curl_multi_info_read(multi, &queued) {
             // The message is invalidated by curl_multi_remove_handle: copy what we need first.
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             let code = message.pointee.data.result
-            curl_multi_remove_handle(multi, easy)
+            omni_curl_multi_remove_handle(multi, easy)
             active.removeValue(forKey: easy)?.finish(code)
         }
     }
@@ -187,7 +186,7 @@ final class HTTPTransferEngine: @unchecked Sendable {
         error: (String) -> TransportError
     ) {
         for (easy, transfer) in active {
-            curl_multi_remove_handle(multi, easy)
+            omni_curl_multi_remove_handle(multi, easy)
             transfer.finish(error(transfer.settings.url))
         }
         active.removeAll()

@@ -1,6 +1,6 @@
+import FoundationEssentials
 internal import CCurl
 internal import COmniShims
-import Foundation
 
 /// One request's life on a libcurl easy handle: option setup, the C callbacks that stream the response into
 /// memory (enforcing the size limit), and the mapping of the outcome to `HTTPResponse` or `TransportError`.
@@ -56,8 +56,8 @@ final class HTTPTransfer: @unchecked Sendable {
     /// Creates and configures the easy handle. On success the handle belongs to the caller's multi handle until
     /// `finish`.
     func start(trust: HTTPTrustSettings) -> Result<UnsafeMutableRawPointer, TransportError> {
-        guard let handle = curl_easy_init() else {
-            return .failure(TransportError(.io, "libcurl could not create a transfer handle", url: settings.url))
+        guard let handle = omni_curl_easy_init() else {
+            return .failure(TransportError(.io, Libcurl.unavailableReason ?? "libcurl could not create a transfer handle", url: settings.url))
         }
         easy = handle
         do throws(TransportError) {
@@ -151,7 +151,7 @@ final class HTTPTransfer: @unchecked Sendable {
         if !settings.headers.contains(name: "Expect") { lines.append("Expect:") }
         if settings.body != nil && !settings.headers.contains(name: "Content-Type") { lines.append("Content-Type:") }
         for line in lines {
-            guard let appended = curl_slist_append(requestHeaderList, line) else {
+            guard let appended = omni_curl_slist_append(requestHeaderList, line) else {
                 throw TransportError(.io, "out of memory building request headers", url: settings.url)
             }
             requestHeaderList = appended
@@ -306,9 +306,9 @@ final class HTTPTransfer: @unchecked Sendable {
     }
 
     private func releaseCurlResources() {
-        if let easy { curl_easy_cleanup(easy) }
+        if let easy { omni_curl_easy_cleanup(easy) }
         easy = nil
-        curl_slist_free_all(requestHeaderList)
+        omni_curl_slist_free_all(requestHeaderList)
         requestHeaderList = nil
         uploadBuffer?.deallocate()
         uploadBuffer = nil
@@ -400,7 +400,7 @@ final class HTTPTransfer: @unchecked Sendable {
     }
 
     static func describe(_ code: CURLcode) -> String {
-        curl_easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
+        omni_curl_easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
     }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 internal import Glibc
 
 /// Serves one TCP connection: HTTP/1.1 requests (keep-alive, pipelining in order) until it closes, or until an

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 internal import Glibc
+internal import OmniSystem
 
 /// An HTTP/1.1 server with RFC 6455 WebSocket routes, for loopback bridges and relays.
 ///
@@ -66,7 +67,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     public let configuration: Configuration
     let stopSignal: WebSocketWakeup
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var routes: [String: [String: Handler]] = [:]
     private var webSocketRoutes: [String: WebSocketRoute] = [:]
     private var listeners: [Int32] = []
@@ -150,9 +151,7 @@ public final class HTTPServer: @unchecked Sendable {
             boundPort = port
             boundAddressList = bound.map { HostPort(host: $0.1, port: port).description }
         }
-        let thread = Thread { [self] in acceptLoop() }
-        thread.name = "omni-http-accept"
-        thread.start()
+        Threads.start(name: "omni-http-accept") { [self] in acceptLoop() }
     }
 
     /// Binds every configured address (`localhost` is both loopbacks), all on the same port.
@@ -268,13 +267,10 @@ public final class HTTPServer: @unchecked Sendable {
                 continue
             }
             let worker = HTTPServerConnectionWorker(server: self, record: record, remoteAddress: remote)
-            let thread = Thread { [self] in
+            Threads.start(name: "omni-http-connection", stackSize: 1 << 20) { [self] in
                 worker.run()
                 connectionFinished(id)
             }
-            thread.stackSize = 1 << 20
-            thread.name = "omni-http-connection"
-            thread.start()
         }
     }
 
@@ -293,11 +289,11 @@ public final class HTTPServer: @unchecked Sendable {
             stream.shutdown()
             return
         }
-        Thread { [self] in
+        Threads.start(name: "omni-http-refusal") { [self] in
             stream.discardInput(until: .after(1))
             stream.shutdown()
             condition.withLock { lingeringRefusals -= 1 }
-        }.start()
+        }
     }
 
     private func connectionFinished(_ id: Int) {
@@ -329,7 +325,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         for descriptor in listening { close(descriptor) }
         let graceEnd = MonotonicDeadline.after(configuration.shutdownGracePeriod)
-        // As a Date for NSLock, from the clamped monotonic deadline: an infinite grace period must not become an
+        // As a Date for Lock, from the clamped monotonic deadline: an infinite grace period must not become an
         // infinite Date, which Foundation cannot turn into a timespec.
         let lockDeadline = Date(timeIntervalSinceNow: Double(max(0, graceEnd.pollTimeout)) / 1000)
         for socket in webSockets() {

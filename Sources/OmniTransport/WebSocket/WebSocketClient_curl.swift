@@ -1,7 +1,9 @@
-import Foundation
+import FoundationEssentials
+import OmniCodec
 internal import CCurl
 internal import COmniShims
 internal import Glibc
+internal import OmniSystem
 
 /// Opens RFC 6455 client connections to `ws://` and `wss://` URLs.
 ///
@@ -87,7 +89,7 @@ public enum WebSocketClient {
             }
         }
         let body = buffer[bodyStart..<min(buffer.count, bodyStart + wanted)]
-        return String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(decoding: body, as: UTF8.self).trimmingWhitespaceAndNewlines()
     }
 
     private static func readMore(
@@ -117,7 +119,7 @@ public enum WebSocketClient {
 final class WebSocketCurlStream: WebSocketByteStream, @unchecked Sendable {
     private let handle: UnsafeMutableRawPointer
     let descriptor: Int32
-    private let ioLock = NSLock()
+    private let ioLock = Lock()
     private let url: String
 
     private init(handle: UnsafeMutableRawPointer, descriptor: Int32, url: String) {
@@ -126,10 +128,12 @@ final class WebSocketCurlStream: WebSocketByteStream, @unchecked Sendable {
         self.url = url
     }
 
-    deinit { curl_easy_cleanup(handle) }
+    deinit { omni_curl_easy_cleanup(handle) }
 
     static func open(url: WebSocketURL, configuration: WebSocketClient.Configuration) throws(TransportError) -> WebSocketCurlStream {
-        guard let handle = curl_easy_init() else { throw TransportError(.io, "curl_easy_init failed", url: url.text) }
+        guard let handle = omni_curl_easy_init() else {
+            throw TransportError(.io, Libcurl.unavailableReason ?? "curl_easy_init failed", url: url.text)
+        }
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         defer { errorBuffer.deallocate() }
@@ -154,7 +158,7 @@ final class WebSocketCurlStream: WebSocketByteStream, @unchecked Sendable {
         defer { free(extraCAFile) }
         if let path = configuration.extraCACertificatePath, let extraCAFile {
             guard FileManager.default.isReadableFile(atPath: path) else {
-                curl_easy_cleanup(handle)
+                omni_curl_easy_cleanup(handle)
                 throw TransportError(.tls, "cannot read the CA certificates file \(path)", url: url.text)
             }
             setLong(CURLOPT_CA_CACHE_TIMEOUT, 0)
@@ -162,19 +166,19 @@ final class WebSocketCurlStream: WebSocketByteStream, @unchecked Sendable {
         }
         ok = ok && omni_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer) == CURLE_OK
         guard ok else {
-            curl_easy_cleanup(handle)
+            omni_curl_easy_cleanup(handle)
             throw TransportError(.io, "libcurl rejected a connection option", url: url.text)
         }
-        let code = curl_easy_perform(handle)
+        let code = omni_curl_easy_perform(handle)
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
-            let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
-            curl_easy_cleanup(handle)
+            let message = detail.isEmpty ? String(cString: omni_curl_easy_strerror(code)) : detail
+            omni_curl_easy_cleanup(handle)
             throw TransportError(kind(of: code), "cannot connect: \(message)", url: url.text)
         }
         var socket: curl_socket_t = -1
         guard omni_curl_easy_getinfo_socket(handle, CURLINFO_ACTIVESOCKET, &socket) == CURLE_OK, socket >= 0 else {
-            curl_easy_cleanup(handle)
+            omni_curl_easy_cleanup(handle)
             throw TransportError(.io, "libcurl did not report the connected socket", url: url.text)
         }
         return WebSocketCurlStream(handle: handle, descriptor: socket, url: url.text)
@@ -196,25 +200,25 @@ final class WebSocketCurlStream: WebSocketByteStream, @unchecked Sendable {
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> StreamReadResult {
         var received = 0
-        let code = ioLock.withLock { curl_easy_recv(handle, buffer.baseAddress, buffer.count, &received) }
+        let code = ioLock.withLock { omni_curl_easy_recv(handle, buffer.baseAddress, buffer.count, &received) }
         switch code {
         case CURLE_OK: return received == 0 ? .endOfStream : .bytes(received)
         case CURLE_AGAIN: return .wouldBlock
         case CURLE_RECV_ERROR, CURLE_UNSUPPORTED_PROTOCOL: return .endOfStream
-        default: throw TransportError(.io, "receive failed: \(String(cString: curl_easy_strerror(code)))", url: url)
+        default: throw TransportError(.io, "receive failed: \(String(cString: omni_curl_easy_strerror(code)))", url: url)
         }
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(TransportError) -> Int {
         guard !bytes.isEmpty else { return 0 }
         var sent = 0
-        let code = ioLock.withLock { curl_easy_send(handle, bytes.baseAddress, bytes.count, &sent) }
+        let code = ioLock.withLock { omni_curl_easy_send(handle, bytes.baseAddress, bytes.count, &sent) }
         switch code {
         case CURLE_OK: return sent
         case CURLE_AGAIN: return 0
         case CURLE_SEND_ERROR, CURLE_UNSUPPORTED_PROTOCOL:
             throw TransportError(.closed, "connection closed by peer while sending", url: url)
-        default: throw TransportError(.io, "send failed: \(String(cString: curl_easy_strerror(code)))", url: url)
+        default: throw TransportError(.io, "send failed: \(String(cString: omni_curl_easy_strerror(code)))", url: url)
         }
     }
 

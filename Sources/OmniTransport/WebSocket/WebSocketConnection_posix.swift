@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 internal import Glibc
+internal import OmniSystem
 
 /// A message delivered by `WebSocketConnection.receive`.
 public enum WebSocketMessage: Equatable, Sendable {
@@ -47,9 +48,9 @@ public final class WebSocketConnection: @unchecked Sendable {
 
     private let stream: WebSocketByteStream
     private let wakeup: WebSocketWakeup
-    private let readLock = NSLock()
-    private let writeLock = NSLock()
-    private let stateLock = NSLock()
+    private let readLock = Lock()
+    private let writeLock = Lock()
+    private let stateLock = Lock()
 
     // Read side (readLock).
     private var decoder: WebSocketFrameDecoder
@@ -182,7 +183,7 @@ public final class WebSocketConnection: @unchecked Sendable {
         if descriptors[1].revents != 0 { wakeup.drain() }
         if descriptors[0].revents & POSIXPoll.writable != 0 {
             // A sender holding the lock is flushing already; otherwise drain the queue here.
-            if writeLock.try() {
+            if writeLock.tryLock() {
                 defer { writeLock.unlock() }
                 do {
                     try flushLocked(allowedPending: Int.max, deadline: .after(0))
@@ -372,8 +373,7 @@ public final class WebSocketConnection: @unchecked Sendable {
     /// sender still holds the write lock then: one stuck on a peer that does not read could hold it for
     /// `sendTimeout`, and the server's abort after the grace period ends that connection anyway.
     func sendCloseWithoutWaiting(code: WebSocketCloseCode, reason: String, lockDeadline: Date? = nil) {
-        // Not `lock(before: .distantFuture)`: Foundation on Linux traps converting that date to a timespec.
-        if let lockDeadline {
+                if let lockDeadline {
             guard writeLock.lock(before: lockDeadline) else { return }
         } else {
             writeLock.lock()
