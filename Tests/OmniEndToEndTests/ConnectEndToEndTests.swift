@@ -19,6 +19,9 @@ import Testing
                                       "sign-raw", "--domain-tag", "omni|e2e", "--data", "@" + work.path("msg.bin")])
         let session = try app.line { $0["event"] == "session" }
         try work.write("uri.txt", Array((session["wallet_uri"]?.stringValue ?? "").utf8))
+        let literal = try Omni.run(["connect", "wallet", "--uri", try String(contentsOfFile: work.path("uri.txt"), encoding: .utf8),
+                                    "--account-key-file", key.path, "--approve"])
+        #expect(literal.status == 2 && literal.stderrText.contains("one-time token"), "a token on argv is refused: \(literal.stderrText)")
         let wallet = try Omni.run(["connect", "wallet", "--uri", "@" + work.path("uri.txt"), "--account-key-file", key.path, "--approve",
                                    "--auto-sign", "--allow-domain", "omni|e2e", "--output", "jsonl"])
         #expect(wallet.status == 0, "\(wallet.stderrText)")

@@ -13,9 +13,9 @@ public enum ConnectCommands {
             URI, the wallet approves with its account key, and the two exchange encrypted sign requests. omni speaks \
             the current wire generation (gen-b) by default and the March 2026 one with --generation gen-a. Private keys \
             and tokens are read from files that only you may read (options ending in -file, or stdin with -), never \
-            from the command line, and are printed only with --show-secrets. The one exception is the wallet URI, which \
-            carries the wallet's one-time token by design (it is what the app hands over): give it as @FILE, - or \
-            OMNI_CONNECT_URI to keep it out of process lists.
+            from the command line, and are printed only with --show-secrets. The wallet URI carries the wallet's \
+            one-time token (it is what the app hands over), so 'connect wallet' takes it only as @FILE, - or \
+            OMNI_CONNECT_URI; 'connect uri parse' shows the token redacted unless --show-secrets.
             """,
             section: "Iroha"
         ) {

@@ -4,8 +4,10 @@ import OmniConnect
 import OmniCrypto
 
 enum ConnectWalletCommand {
-    static let uri = RequiredOption<String>("uri", valueName: "URI", help: "The wallet URI from the app.",
-                                            environment: "OMNI_CONNECT_URI", source: .content)
+    static let uri = RequiredOption<String>(
+        "uri", valueName: "@FILE", help: "The wallet URI from the app, as @FILE or - (it carries the wallet's one-time token, "
+            + "so never as a literal on the command line).",
+        environment: "OMNI_CONNECT_URI", source: .content)
     static let accountKey = RequiredOption<InputFile>(
         "account-key-file", valueName: "FILE", help: "The account's Ed25519 private key (PEM or hex seed), readable only by you; - reads stdin.",
         environment: "OMNI_CONNECT_ACCOUNT_KEY_FILE")
@@ -42,6 +44,10 @@ enum ConnectWalletCommand {
                            "Approve, sign one raw request for omni|demo, exit after the app closes.")],
         streaming: true
     ) { invocation in
+        if let given = invocation.parsed.options[uri.spec.name]?.last, given != "-", !given.hasPrefix("@") || given.hasPrefix("@@") {
+            throw CLIError.usage("--uri carries the wallet's one-time token: give it as @FILE, - (stdin) or OMNI_CONNECT_URI, "
+                                 + "never on the command line, where other users can read it", commandPath: invocation.commandPath)
+        }
         let parsed = try ConnectURI(parsing: try invocation.value(uri), generation: try invocation.value(ConnectCommands.generationOption))
         let keyText = try ConnectCommands.secretText(invocation, try invocation.value(accountKey), label: "--account-key-file")
         let key = try ConnectKeyFile.ed25519PrivateKey(from: keyText)
