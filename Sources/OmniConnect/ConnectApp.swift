@@ -56,6 +56,8 @@ public struct ConnectAppOptions: Sendable {
     public var advertisedNode: String?
     /// Delete the session with the management token at the end.
     public var deleteSession = true
+    /// Refuse an approval by any other account (the session is closed and nothing is requested).
+    public var expectedAccount: IrohaAccountID?
 
     public init(constraints: ConnectConstraints, appKey: X25519.PrivateKey = X25519.PrivateKey(), request: ConnectSignRequest) {
         self.constraints = constraints
@@ -82,6 +84,9 @@ public enum ConnectAppOutcome: Sendable, Equatable {
 /// The app side of a whole session: register, join, Open, wait for the approval (keeping the session alive),
 /// send the one request, verify the signature against the approved account key, close and delete.
 public struct ConnectApp: Sendable {
+    /// The Close code for a session the app refuses (WebSocket's "policy violation").
+    public static let policyCloseCode: UInt16 = 1008
+
     public let client: ToriiConnectClient
     public let options: ConnectAppOptions
 
@@ -116,6 +121,12 @@ public struct ConnectApp: Sendable {
             case .control(.approve(let approve), fromServer: false):
                 let approved = try channel.session.acceptApproval(approve, appPrivateKey: options.appKey, constraints: options.constraints,
                                                                   relayToken: registration.tokenRelay)
+                if let expected = options.expectedAccount, approved != expected {
+                    try? channel.send(encrypted: .control(.close(ConnectClose(
+                        who: .app, code: ConnectApp.policyCloseCode, reason: "unexpected account", retryable: false))))
+                    throw ConnectError(.verificationFailed, "the wallet approved as \(approved.literal), not the expected account "
+                                       + "\(expected.literal) (--expect-account); the session was closed without a request")
+                }
                 account = approved
                 events(.approved(account: approved, walletPublicKey: approve.walletPublicKey))
             case .control(.reject(let reject), fromServer: false):

@@ -2,6 +2,8 @@
 /// Versions 1–40; the mask is the one with the lowest penalty score.
 public struct ConnectQRCode: Sendable {
     public let size: Int
+    /// The data mask (0…7) chosen, the one with the lowest penalty.
+    public private(set) var mask = 0
     /// modules[y][x], true = dark.
     public private(set) var modules: [[Bool]]
     private var isFunction: [[Bool]]
@@ -38,6 +40,7 @@ public struct ConnectQRCode: Sendable {
         }
         apply(mask: best.mask)
         drawFormatBits(mask: best.mask)
+        mask = best.mask
     }
 
     // MARK: - Data
@@ -263,10 +266,22 @@ public struct ConnectQRCode: Sendable {
                         run = 1
                     }
                 }
-                for start in 0...(size - 7) where Array(cells[start..<start + 7]) == finderLike {
-                    let before = start >= 4 && !cells[(start - 4)..<start].contains(true)
-                    let after = start + 11 <= size && !cells[(start + 7)..<(start + 11)].contains(true)
-                    if before || after { score += 40 }
+                // Outside the symbol is the light quiet zone, so a pattern at the edge has its light area there.
+                // A counted pattern is not counted again through its own last modules.
+                var start = 0
+                while start <= size - 7 {
+                    guard Array(cells[start..<start + 7]) == finderLike else {
+                        start += 1
+                        continue
+                    }
+                    let before = !cells[max(0, start - 4)..<start].contains(true)
+                    let after = !cells[(start + 7)..<min(size, start + 11)].contains(true)
+                    if before || after {
+                        score += 40
+                        start += 7
+                    } else {
+                        start += 4
+                    }
                 }
             }
         }
@@ -278,7 +293,8 @@ public struct ConnectQRCode: Sendable {
         }
         let dark = modules.reduce(0) { $0 + $1.filter { $0 }.count }
         let total = size * size
-        score += ((abs(dark * 20 - total * 10) + total - 1) / total - 1) * 10
+        // 10 points for each whole 5 % the dark share is away from 50 %.
+        score += abs(dark * 20 - total * 10) / total * 10
         return score
     }
 }

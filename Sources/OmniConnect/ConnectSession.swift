@@ -15,7 +15,8 @@ public enum ConnectInbound: Equatable, Sendable {
 /// Inbound rules: the sid and direction must be ours; peer frames must carry exactly the next sequence number
 /// (a lower one is a replay, a higher one a gap); ciphertext before keys is refused (`missing decryption keys`);
 /// ciphertext must authenticate and its envelope sequence match the frame. Close frames with code 4002 and
-/// ServerEvents come from the relay's own counter and are accepted outside the peer sequence.
+/// ServerEvents are the relay's: they are accepted outside the peer sequence only with exactly the next number of
+/// the relay's own counter (from 1), and never from the peer. After the relay's Close 4002 the session is over.
 public struct ConnectSession: Sendable {
     public let role: ConnectRole
     public let codec: ConnectCodec
@@ -25,6 +26,10 @@ public struct ConnectSession: Sendable {
     public private(set) var nextOutboundSequence: UInt64 = 1
     /// The last peer sequence number accepted (0 before any).
     public private(set) var lastInboundSequence: UInt64 = 0
+    /// The last sequence number of a relay-originated frame accepted (its own counter; 0 before any).
+    public private(set) var lastServerSequence: UInt64 = 0
+    /// The relay terminated the session (Close 4002): nothing more is accepted.
+    public private(set) var terminatedByRelay = false
     /// App side: a sign request was sent and its result has not arrived.
     public private(set) var requestInFlight = false
     public private(set) var approval: ConnectApprove?
@@ -128,7 +133,18 @@ public struct ConnectSession: Sendable {
         guard frame.direction == role.inbound else {
             throw ConnectError(.protocolViolation, "misdirected frame: \(frame.direction) frames cannot reach the \(role)")
         }
+        guard !terminatedByRelay else {
+            throw ConnectError(.protocolViolation, "frame \(frame.sequence) after the relay terminated the session")
+        }
         if let control = frame.control, Self.isServerOriginated(control) {
+            // Only the relay sends these, numbered on its own counter: one that does not continue that counter is
+            // a replay or a peer posing as the relay (which the relay forwards as its own frame), and is refused.
+            guard frame.sequence == lastServerSequence &+ 1 else {
+                throw ConnectError(.protocolViolation, "\(Self.describe(control)) with sequence \(frame.sequence) is not the relay's next "
+                                   + "(expected relay sequence \(lastServerSequence &+ 1)); only the relay may send it, not the \(role.peer)")
+            }
+            lastServerSequence = frame.sequence
+            if case .close = control { terminatedByRelay = true }
             return .control(control, fromServer: true)
         }
         let expected = lastInboundSequence &+ 1
@@ -153,6 +169,11 @@ public struct ConnectSession: Sendable {
             if role == .app, case .signResultErr = envelope.payload { requestInFlight = false }
             return .payload(envelope.payload, sequence: frame.sequence)
         }
+    }
+
+    private static func describe(_ control: ConnectControl) -> String {
+        if case .close = control { return "a Close with code \(ConnectClose.controlCloseCode)" }
+        return "a \(control.name)"
     }
 
     /// Relay-originated frames use the relay's own counter: its terminations (Close 4002) and server events.

@@ -6,10 +6,12 @@ public enum ConnectWalletDecision: Sendable, Equatable {
     case approve
     case reject(ConnectReject)
 
+    public static let defaultRejectReason = "wallet rejected the session"
+
     /// A rejection with the usual numeric code for a reject code id (401 for USER_DENIED and UNAUTHORIZED).
-    public static func reject(codeID: String, reason: String? = nil) -> ConnectWalletDecision {
+    public static func reject(codeID: String, reason: String = defaultRejectReason) -> ConnectWalletDecision {
         let code: UInt16 = ["USER_DENIED", "UNAUTHORIZED"].contains(codeID) ? 401 : 400
-        return .reject(ConnectReject(code: code, codeID: codeID, reason: reason ?? "wallet rejected the session"))
+        return .reject(ConnectReject(code: code, codeID: codeID, reason: reason))
     }
 }
 
@@ -102,6 +104,13 @@ public struct ConnectWallet: Sendable {
             return .rejected(reject)
         }
 
+        // Keys first: an app key that cannot be used (a small-order point) must fail before anything is signed or
+        // sent, not after the app already holds our approval.
+        do {
+            try channel.session.establishKeys(privateKey: options.walletKey, peerPublicKey: open.appPublicKey)
+        } catch {
+            throw ConnectError(.protocolViolation, "the app's X25519 key cannot be used (\(error.message)); nothing was signed or approved")
+        }
         let walletPublicKey = options.walletKey.publicKey.rawRepresentation
         let preimage = try uri.generation.approvalPreimage(ConnectApprovalInput(
             sid: uri.sid, appPublicKey: open.appPublicKey, walletPublicKey: walletPublicKey, accountID: options.accountID.literal,
@@ -109,7 +118,6 @@ public struct ConnectWallet: Sendable {
         let signature = ConnectWalletSignature(algorithm: .ed25519, bytes: options.accountKey.signature(for: preimage))
         try channel.send(control: .approve(ConnectApprove(walletPublicKey: walletPublicKey, accountID: options.accountID.literal,
                                                           permissions: open.permissions, signature: signature)))
-        try channel.session.establishKeys(privateKey: options.walletKey, peerPublicKey: open.appPublicKey)
         events(.approved(account: options.accountID, walletPublicKey: walletPublicKey))
 
         while true {

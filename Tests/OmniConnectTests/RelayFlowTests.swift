@@ -12,13 +12,15 @@ final class RelayHarness: @unchecked Sendable {
     let url: String
     private let log = EventLog()
 
-    init(generation: ConnectGeneration = .genB, networkID: ConnectNetworkID? = nil, configure: (inout ConnectRelayConfiguration) -> Void = { _ in }) throws {
+    init(generation: ConnectGeneration = .genB, networkID: ConnectNetworkID? = nil, maxConnections: Int = 256,
+         configure: (inout ConnectRelayConfiguration) -> Void = { _ in }) throws {
         var configuration = ConnectRelayConfiguration()
         configuration.generation = generation
         configuration.networkID = networkID
         configure(&configuration)
         var serverConfiguration = HTTPServer.Configuration()
         serverConfiguration.shutdownGracePeriod = 0.1
+        serverConfiguration.maxConnections = maxConnections
         server = try HTTPServer(configuration: serverConfiguration)
         try server.start()
         url = "http://127.0.0.1:\(server.port)"
@@ -35,12 +37,22 @@ final class RelayHarness: @unchecked Sendable {
 
     /// Waits (briefly) for a relay event.
     func waitFor(_ predicate: (ConnectRelayEvent) -> Bool, timeout: Double = 5) -> Bool {
+        log.wait(timeout: timeout) { $0.contains(where: predicate) }
+    }
+
+    /// Waits until a condition of the relay's state holds (for states no event reports, such as a frame buffered).
+    func waitUntil(timeout: Double = 20, _ condition: () -> Bool) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
-        while Date() < deadline {
-            if events.contains(where: predicate) { return true }
+        while !condition() {
+            if Date() > deadline { return false }
             Thread.sleep(forTimeInterval: 0.01)
         }
-        return false
+        return true
+    }
+
+    /// Waits until `count` events match.
+    func waitFor(count: Int, timeout: Double, _ predicate: (ConnectRelayEvent) -> Bool) -> Bool {
+        log.wait(timeout: timeout) { $0.filter(predicate).count >= count }
     }
 
     deinit {
@@ -62,6 +74,7 @@ final class RelayHarness: @unchecked Sendable {
         let request = ConnectSignRequest.raw(domainTag: "omni|test", bytes: Array("hello".utf8))
         var options = ConnectAppOptions(constraints: constraints, request: request)
         options.timeout = 20
+        options.expectedAccount = accountID
         let walletResult = WalletThread()
         let outcome = try ConnectApp(client: client, options: options).run(events: { event in
             guard case .session(let registration) = event else { return }
@@ -90,25 +103,31 @@ final class RelayHarness: @unchecked Sendable {
     }
 
     /// The app pings while the wallet is away; a late wallet still answers every ping, so the relay's heartbeat
-    /// never fires and the session completes.
+    /// never fires and the session completes. The wallet joins only once the relay holds several of the app's pings
+    /// for it (no guess at how long that takes).
     @Test func keepAlivePingsWhileWaiting() throws {
-        let harness = try RelayHarness(networkID: Self.network) { $0.heartbeatInterval = 0.3; $0.pingMissTolerance = 2 }
+        let harness = try RelayHarness(networkID: Self.network) { $0.heartbeatInterval = 2; $0.pingMissTolerance = 2 }
         let client = try ToriiConnectClient(node: harness.url, generation: .genB, http: HTTPClient())
         let account = Ed25519.PrivateKey()
         let accountID = try IrohaAccountID(ed25519PublicKey: account.publicKey.rawRepresentation)
         var options = ConnectAppOptions(constraints: .network(Self.network), request: .transaction(txBytes: [7]))
-        options.timeout = 20
+        options.timeout = 30
         options.pingInterval = 0.05
         let walletResult = WalletThread()
         let outcome = try ConnectApp(client: client, options: options).run(events: { event in
             guard case .session(let registration) = event else { return }
             walletResult.start {
-                Thread.sleep(forTimeInterval: 0.5)
+                // Open and at least three pings are waiting for the wallet.
+                let buffered = harness.waitUntil {
+                    let status = try? client.status(sid: registration.sid, managementToken: registration.tokenManagement)
+                    return (status?["buffered_frames"]?.int64Value ?? 0) >= 4
+                }
+                guard buffered else { throw ConnectError(.timeout, "the app's pings never reached the relay's buffer") }
                 var walletOptions = ConnectWalletOptions(uri: try ConnectURI(parsing: registration.walletURI, generation: .genB),
                                                          accountKey: account, accountID: accountID, decision: .approve)
                 walletOptions.autoSign = true
                 walletOptions.pingInterval = 0.05
-                walletOptions.timeout = 20
+                walletOptions.timeout = 30
                 return try ConnectWallet(options: walletOptions).run(events: { _ in })
             }
         })
@@ -143,6 +162,69 @@ final class RelayHarness: @unchecked Sendable {
         }
         #expect(error.kind == .remote)
         #expect(error.message.contains("refusing the substitution"))
+    }
+
+    /// An app pinned to one account refuses an approval by another: it closes the session (1008) without sending
+    /// its request, and says why.
+    @Test func appRefusesAnUnexpectedAccount() throws {
+        let harness = try RelayHarness(networkID: Self.network)
+        let client = try ToriiConnectClient(node: harness.url, generation: .genB, http: HTTPClient())
+        let account = Ed25519.PrivateKey()
+        let accountID = try IrohaAccountID(ed25519PublicKey: account.publicKey.rawRepresentation)
+        let expected = try IrohaAccountID(ed25519PublicKey: Ed25519.PrivateKey().publicKey.rawRepresentation)
+        var options = ConnectAppOptions(constraints: .network(Self.network), request: .transaction(txBytes: [1]))
+        options.timeout = 20
+        options.expectedAccount = expected
+        let walletResult = WalletThread()
+        var requested = false
+        let error = try #require(throws: ConnectError.self) {
+            _ = try ConnectApp(client: client, options: options).run(events: { event in
+                if case .requestSent = event { requested = true }
+                guard case .session(let registration) = event else { return }
+                walletResult.start {
+                    var walletOptions = ConnectWalletOptions(uri: try ConnectURI(parsing: registration.walletURI, generation: .genB),
+                                                             accountKey: account, accountID: accountID, decision: .approve)
+                    walletOptions.autoSign = true
+                    walletOptions.timeout = 20
+                    return try ConnectWallet(options: walletOptions).run(events: { _ in })
+                }
+            })
+        }
+        #expect(error.kind == .verificationFailed)
+        #expect(error.message.contains("approved as \(accountID.literal), not the expected account \(expected.literal)"))
+        #expect(!requested)
+        guard case .closed(let close) = try walletResult.wait() else {
+            Issue.record("the wallet was not closed by the app")
+            return
+        }
+        #expect(close.code == ConnectApp.policyCloseCode)
+        #expect(close.reason == "unexpected account")
+    }
+
+    /// The wallet derives the session keys before it signs: an app key of small order fails the key agreement, and
+    /// no Approve (no signature by the account key) ever reaches the app.
+    @Test func walletDerivesKeysBeforeApproving() throws {
+        let harness = try RelayHarness(networkID: Self.network)
+        let client = try ToriiConnectClient(node: harness.url, generation: .genB, http: HTTPClient())
+        let smallOrder = [UInt8](repeating: 0, count: 32)
+        let registration = try client.createSession(constraints: .network(Self.network), appPublicKey: smallOrder, nonce: ConnectCrypto.makeNonce())
+        let codec = ConnectCodec(generation: .genB)
+        let app = try client.join(sid: registration.sid, role: .app, token: registration.tokenApp)
+        try app.send(binary: codec.encode(ConnectFrame(sid: registration.sid, direction: .appToWallet, sequence: 1, kind: .control(.open(
+            ConnectOpen(appPublicKey: smallOrder, constraints: .network(Self.network)))))))
+        let account = Ed25519.PrivateKey()
+        var walletOptions = ConnectWalletOptions(uri: try ConnectURI(parsing: registration.walletURI, generation: .genB), accountKey: account,
+                                                 accountID: try IrohaAccountID(ed25519PublicKey: account.publicKey.rawRepresentation),
+                                                 decision: .approve)
+        walletOptions.timeout = 20
+        let error = try #require(throws: ConnectError.self) { try ConnectWallet(options: walletOptions).run(events: { _ in }) }
+        #expect(error.kind == .protocolViolation)
+        #expect(error.message.contains("nothing was signed or approved"))
+        // The wallet's socket is closed: the relay has seen it leave, so everything it sent has been relayed.
+        #expect(harness.waitFor { if case .detached(_, .wallet) = $0 { true } else { false } })
+        #expect(try client.status(sid: registration.sid, managementToken: registration.tokenManagement)["last_seq_wallet_to_app"] == .int(0))
+        #expect(try client.status(sid: registration.sid, managementToken: registration.tokenManagement)["approved"] == false)
+        _ = try? app.close()
     }
 
     @Test func rejectEndsTheSession() throws {
@@ -187,10 +269,28 @@ final class WalletThread: @unchecked Sendable {
     }
 }
 
+/// The relay's events as they happen; waiters wake on each new one.
 final class EventLog: @unchecked Sendable {
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private var items: [ConnectRelayEvent] = []
 
-    func append(_ event: ConnectRelayEvent) { lock.withLock { items.append(event) } }
-    var events: [ConnectRelayEvent] { lock.withLock { items } }
+    func append(_ event: ConnectRelayEvent) {
+        condition.withLock {
+            items.append(event)
+            condition.broadcast()
+        }
+    }
+
+    var events: [ConnectRelayEvent] { condition.withLock { items } }
+
+    /// Waits until the events satisfy `done`; false if `timeout` passed first.
+    func wait(timeout: Double, until done: ([ConnectRelayEvent]) -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !done(items) {
+            if !condition.wait(until: deadline) { return done(items) }
+        }
+        return true
+    }
 }

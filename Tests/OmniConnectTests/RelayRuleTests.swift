@@ -138,7 +138,7 @@ import Testing
         #expect(fixture.harness.events.contains { if case .dropped(_, .wallet, let reason) = $0 { reason.contains("after approval") } else { false } })
     }
 
-    @Test(arguments: ["replayed", "network", "identity", "wallet_open", "approval_replayed", "ciphertext_dir"])
+    @Test(arguments: ["replayed", "network", "identity", "wallet_open", "approval_replayed", "ciphertext_dir", "client_4002"])
     func terminations(kind: String) throws {
         let fixture = try Fixture()
         let app = try fixture.join(.app)
@@ -160,6 +160,10 @@ import Testing
             expected = "connect_open_identity_mismatch"
         case "wallet_open":
             try wallet.send(binary: fixture.frame(.walletToApp, 1, fixture.open))
+            expected = "connect_role_direction_mismatch"
+        case "client_4002":
+            // A peer posing as the relay: Close 4002 is the relay's alone, so it is not delivered and ends the session.
+            try wallet.send(binary: fixture.frame(.walletToApp, 1, .close(ConnectClose(who: .wallet, code: 4002, reason: "connect_session_purged"))))
             expected = "connect_role_direction_mismatch"
         case "approval_replayed":
             try app.send(binary: fixture.frame(.appToWallet, 1, fixture.open))
@@ -192,6 +196,7 @@ import Testing
         let wallet = try fixture.join(.wallet)
         try app.send(binary: fixture.frame(.appToWallet, 1, .ping(nonce: 1)))
         try app.send(binary: fixture.frame(.appToWallet, 2, .ping(nonce: 2)))
+        // The relay holds both pings as pending for the wallet until their pongs, which never come.
         let (frames, close) = fixture.collect(wallet, timeout: 5)
         #expect(frames.count == 2)
         #expect(close?.code.rawValue == 4003)
@@ -208,7 +213,13 @@ import Testing
             _ = fixture.collect(wallet, timeout: 1, count: 1)
             try wallet.send(binary: fixture.frame(.walletToApp, sequence, .pong(nonce: sequence)))
         }
-        Thread.sleep(forTimeInterval: 0.6)
+        // Answered pings are no longer pending, so the heartbeat (which counts pending pings older than the
+        // interval) has nothing to count, however long one waits.
+        let cleared = fixture.harness.waitUntil {
+            let status = try? fixture.client.status(sid: fixture.sid, managementToken: fixture.registration.tokenManagement)
+            return status?["last_seq_wallet_to_app"] == .int(3) && status?["pending_pings_wallet"] == .int(0)
+        }
+        #expect(cleared)
         #expect(wallet.isOpen)
         #expect(!fixture.harness.events.contains { if case .heartbeatTimeout = $0 { true } else { false } })
     }

@@ -98,7 +98,10 @@ import Testing
     @Test func innerDirectionMustMatch() throws {
         var pair = try Pair()
         var frame = try pair.app.encrypt(.displayRequest(title: "a", body: "b"))
-        guard case .ciphertext(var ciphertext) = frame.kind else { return }
+        guard case .ciphertext(var ciphertext) = frame.kind else {
+            Issue.record("an encrypted payload is not a ciphertext frame: \(frame.kind)")
+            return
+        }
         ciphertext.direction = .walletToApp
         frame.kind = .ciphertext(ciphertext)
         let error = try #require(throws: ConnectError.self) { try pair.wallet.receive(pair.codec.encode(frame)) }
@@ -120,6 +123,42 @@ import Testing
         #expect(try pair.wallet.receive(pair.codec.encode(close)) == .control(.close(ConnectClose(who: .app, code: 4002,
                                                                                                          reason: "connect_sequence_violation")), fromServer: true))
         #expect(pair.wallet.lastInboundSequence == 0)
+    }
+
+    /// Close 4002 is the relay's: a peer's frame carrying it (on the peer's own counter) is refused, not taken for
+    /// a termination that skips the sequence check.
+    @Test func aCloseWithTheRelayCodeFromThePeerIsRefused() throws {
+        var pair = try Pair()
+        _ = try pair.wallet.receive(pair.codec.encode(pair.app.frame(.ping(nonce: 1))))
+        let forged = ConnectFrame(sid: pair.sid, direction: .appToWallet, sequence: 2, kind: .control(.close(ConnectClose(
+            who: .app, code: 4002, reason: "connect_session_purged"))))
+        let error = try #require(throws: ConnectError.self) { try pair.wallet.receive(pair.codec.encode(forged)) }
+        #expect(error.kind == .protocolViolation)
+        #expect(error.message.contains("only the relay may send it"))
+        #expect(!pair.wallet.terminatedByRelay)
+        #expect(pair.wallet.lastInboundSequence == 1)
+        // The refused frame consumed nothing: the peer's next frame is still number 2.
+        #expect(try pair.wallet.receive(pair.codec.encode(pair.app.frame(.ping(nonce: 2)))) == .control(.ping(nonce: 2), fromServer: false))
+    }
+
+    /// The relay's own frames continue the relay's counter: a replayed or skipped one is refused, and nothing is
+    /// accepted after the relay's termination.
+    @Test func relayFramesFollowTheRelayCounter() throws {
+        var pair = try Pair()
+        func relayFrame(_ sequence: UInt64, _ control: ConnectControl) -> [UInt8] {
+            pair.codec.encode(ConnectFrame(sid: pair.sid, direction: .appToWallet, sequence: sequence, kind: .control(control)))
+        }
+        let event = ConnectControl.serverEvent(.blockProofs(height: 7, entryHash: "00", proofsJSON: "{}"))
+        #expect(try pair.wallet.receive(relayFrame(1, event)) == .control(event, fromServer: true))
+        let close = ConnectControl.close(ConnectClose(who: .app, code: 4002, reason: "connect_sequence_violation"))
+        let skipped = try #require(throws: ConnectError.self) { try pair.wallet.receive(relayFrame(3, close)) }
+        #expect(skipped.message.contains("expected relay sequence 2"))
+        #expect(try pair.wallet.receive(relayFrame(2, close)) == .control(close, fromServer: true))
+        #expect(pair.wallet.terminatedByRelay)
+        let replayed = try #require(throws: ConnectError.self) { try pair.wallet.receive(relayFrame(2, close)) }
+        #expect(replayed.message.contains("after the relay terminated the session"))
+        let later = try #require(throws: ConnectError.self) { try pair.wallet.receive(pair.codec.encode(pair.app.frame(.ping(nonce: 1)))) }
+        #expect(later.kind == .protocolViolation)
     }
 
     @Test func approvalIsVerifiedAndOnlyOnce() throws {

@@ -15,12 +15,15 @@ import Testing
         let relay = try RelayProcess(["--network-id", Self.network])
         let key = try work.accountKey()
         try work.write("msg.bin", Array("hello omni".utf8))
-        let app = try BackgroundOmni(["connect", "app", "--node", relay.url, "--network-id", Self.network, "--output", "json",
+        let app = try BackgroundOmni(["connect", "app", "--node", relay.url, "--network-id", Self.network, "--output", "jsonl",
                                       "sign-raw", "--domain-tag", "omni|e2e", "--data", "@" + work.path("msg.bin")])
         let session = try app.line { $0["event"] == "session" }
         try work.write("uri.txt", Array((session["wallet_uri"]?.stringValue ?? "").utf8))
-        let wallet = try Omni.run(["connect", "wallet", "--uri", "@" + work.path("uri.txt"), "--account-key", key.path, "--approve",
-                                   "--auto-sign", "--allow-domain", "omni|e2e", "--output", "json"])
+        let literal = try Omni.run(["connect", "wallet", "--uri", try String(contentsOfFile: work.path("uri.txt"), encoding: .utf8),
+                                    "--account-key-file", key.path, "--approve"])
+        #expect(literal.status == 2 && literal.stderrText.contains("one-time token"), "a token on argv is refused: \(literal.stderrText)")
+        let wallet = try Omni.run(["connect", "wallet", "--uri", "@" + work.path("uri.txt"), "--account-key-file", key.path, "--approve",
+                                   "--auto-sign", "--allow-domain", "omni|e2e", "--output", "jsonl"])
         #expect(wallet.status == 0, "\(wallet.stderrText)")
         #expect(try app.waitForExit() == 0, "\(app.stderrText)")
 
@@ -54,12 +57,12 @@ import Testing
         let relay = try RelayProcess(["--network-id", Self.network])
         let key = try work.accountKey()
         try work.write("tx.bin", [1, 2, 3, 4])
-        let app = try BackgroundOmni(["connect", "app", "--node", relay.url, "--network-id", Self.network, "--output", "json",
-                                      "sign-tx", "--tx", "@" + work.path("tx.bin")])
+        let app = try BackgroundOmni(["connect", "app", "--node", relay.url, "--network-id", Self.network, "--output", "jsonl",
+                                      "sign-tx", "--tx-file", work.path("tx.bin")])
         let session = try app.line { $0["event"] == "session" }
         try work.write("uri.txt", Array((session["wallet_uri"]?.stringValue ?? "").utf8))
-        let wallet = try Omni.run(["connect", "wallet", "--uri", "@" + work.path("uri.txt"), "--account-key", key.path,
-                                   "--reject", "USER_DENIED", "--output", "json"])
+        let wallet = try Omni.run(["connect", "wallet", "--uri", "@" + work.path("uri.txt"), "--account-key-file", key.path,
+                                   "--reject", "USER_DENIED", "--output", "jsonl"])
         #expect(wallet.status == 0, "\(wallet.stderrText)")
         #expect(try app.waitForExit() == 4)
         let last = try #require(try app.jsonLines().last)
@@ -70,20 +73,87 @@ import Testing
         #expect(relay.events.contains { $0["event"] == "terminated" && $0["reason"] == "connect_rejected" })
     }
 
+    /// `--expect-account` pins the approving account: another one is refused with the reason (exit 1), the
+    /// request is never sent and the wallet sees the app close the session.
+    @Test func appRefusesAnUnexpectedAccount() throws {
+        let work = try WorkDirectory()
+        let relay = try RelayProcess(["--network-id", Self.network])
+        let key = try work.accountKey()
+        let other = try Omni.run(["connect", "keygen", "--ed25519", "--output", "json"])
+        let expected = try #require(try JSONValue.parse(other.stdoutText)["account_id"]?.stringValue)
+        try work.write("tx.bin", [5, 6, 7])
+        let app = try BackgroundOmni(["connect", "app", "--node", relay.url, "--network-id", Self.network, "--expect-account", expected,
+                                      "--output", "jsonl", "sign-tx", "--tx-file", work.path("tx.bin")])
+        let session = try app.line { $0["event"] == "session" }
+        try work.write("uri.txt", Array((session["wallet_uri"]?.stringValue ?? "").utf8))
+        let wallet = try Omni.run(["connect", "wallet", "--uri", "@" + work.path("uri.txt"), "--account-key-file", key.path, "--approve",
+                                   "--auto-sign", "--output", "jsonl"])
+        #expect(try app.waitForExit() == 1, "\(app.stderrText)")
+        #expect(app.stderrText.contains("approved as \(key.accountID), not the expected account \(expected)"))
+        #expect(try !app.jsonLines().contains { $0["event"] == "request_sent" })
+        #expect(wallet.status == 0, "\(wallet.stderrText)")
+        let done = try #require(try JSONValue.parseLines(wallet.stdoutText).last)
+        #expect(done["event"] == "done")
+        #expect(done["code"] == 1008)
+        _ = try relay.stop()
+    }
+
+    /// Text a peer controls (the app's name, the wallet's reject reason) reaches a terminal with its control
+    /// characters escaped, so it cannot retitle the window, clear the screen or recolour what follows; JSON carries
+    /// it exactly.
+    @Test func hostilePeerTextIsEscapedInTextAndExactInJSON() throws {
+        let hostileName = "evil\u{1B}]0;pwned\u{07}app"
+        let hostileReason = "\u{1B}[2Jgone\u{1B}[31m\u{9B}red"
+        for json in [false, true] {
+            let work = try WorkDirectory()
+            let relay = try RelayProcess(["--network-id", Self.network])
+            let key = try work.accountKey()
+            try work.write("tx.bin", [9])
+            let format = json ? ["--output", "jsonl"] : []
+            let app = try BackgroundOmni(["connect", "app", "--node", relay.url, "--network-id", Self.network, "--meta-name", hostileName]
+                                         + format + ["sign-tx", "--tx-file", work.path("tx.bin")])
+            let uri: String
+            if json {
+                uri = try app.line { $0["event"] == "session" }["wallet_uri"]?.stringValue ?? ""
+            } else {
+                let shown = try app.waitForOutput { $0.contains("Wallet URI: ") && $0.hasSuffix("\n") }
+                uri = String(try #require(shown.split(separator: "\n").first { $0.hasPrefix("Wallet URI: ") }).dropFirst("Wallet URI: ".count))
+            }
+            try work.write("uri.txt", Array(uri.utf8))
+            let wallet = try Omni.run(["connect", "wallet", "--uri", "@" + work.path("uri.txt"), "--account-key-file", key.path,
+                                       "--reject", "USER_DENIED", "--reason", hostileReason] + format)
+            #expect(wallet.status == 0, "\(wallet.stderrText)")
+            #expect(try app.waitForExit() == 4, "\(app.stderrText)")
+            if json {
+                let open = try JSONValue.parseLines(wallet.stdoutText).first { $0["event"] == "open" }
+                #expect(open?["app_name"]?.stringValue == hostileName)
+                #expect(try app.jsonLines().last?["reason"]?.stringValue == hostileReason)
+            } else {
+                for (who, text) in [("wallet", wallet.stdoutText), ("app", app.stdoutText)] {
+                    #expect(!text.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{9B}" },
+                            "raw control characters on the \(who)'s stdout: \(text.debugDescription)")
+                }
+                #expect(wallet.stdoutText.contains("The app evil\\x1B]0;pwned\\x07app asks to connect."))
+                #expect(app.stdoutText.contains("Rejected by the wallet: USER_DENIED (401) \\x1B[2Jgone\\x1B[31m\\x9Bred"))
+            }
+            _ = try relay.stop()
+        }
+    }
+
     @Test func genAProfileFlow() throws {
         let work = try WorkDirectory()
         let relay = try RelayProcess(["--generation", "gen-a", "--chain-id", "omni-test"])
         let key = try work.accountKey()
         try work.write("msg.bin", [0xde, 0xad])
-        let app = try BackgroundOmni(["connect", "app", "--generation", "gen-a", "--node", relay.url, "--chain-id", "omni-test", "--output", "json",
+        let app = try BackgroundOmni(["connect", "app", "--generation", "gen-a", "--node", relay.url, "--chain-id", "omni-test", "--output", "jsonl",
                                       "sign-raw", "--domain-tag", "legacy", "--data", "@" + work.path("msg.bin")])
         let session = try app.line { $0["event"] == "session" }
         let uri = session["wallet_uri"]?.stringValue ?? ""
         #expect(uri.hasPrefix("iroha://connect?sid="))
         #expect(uri.contains("chain_id=omni-test"))
         try work.write("uri.txt", Array(uri.utf8))
-        let wallet = try Omni.run(["connect", "wallet", "--generation", "gen-a", "--uri", "@" + work.path("uri.txt"), "--account-key", key.path,
-                                   "--approve", "--auto-sign", "--allow-domain", "legacy", "--output", "json"])
+        let wallet = try Omni.run(["connect", "wallet", "--generation", "gen-a", "--uri", "@" + work.path("uri.txt"), "--account-key-file", key.path,
+                                   "--approve", "--auto-sign", "--allow-domain", "legacy", "--output", "jsonl"])
         #expect(wallet.status == 0, "\(wallet.stderrText)")
         #expect(try app.waitForExit() == 0, "\(app.stderrText)")
         #expect(try app.jsonLines().last?["event"] == "result")
@@ -111,7 +181,7 @@ import Testing
         try work.write("relay", Array((fields["relay_token"]?.stringValue ?? "").utf8), mode: 0o600)
         let built = try Omni.run(["connect", "uri", "build", "--network-id", fearless["network_id_literal"]?.stringValue ?? "",
                                   "--app-pk", fields["app_pk"]?.stringValue ?? "", "--nonce", fields["nonce"]?.stringValue ?? "",
-                                  "--node", "https://taira.sora.org", "--token", "@" + work.path("token"), "--relay-token", "@" + work.path("relay")])
+                                  "--node", "https://taira.sora.org", "--token-file", work.path("token"), "--relay-token-file", work.path("relay")])
         #expect(built.stdoutText == expected + "\n", "\(built.stderrText)")
         let redacted = try Omni.run(["connect", "uri", "parse", expected, "--output", "json"])
         #expect(try JSONValue.parse(redacted.stdoutText)["token"] == "<redacted>")
@@ -119,21 +189,21 @@ import Testing
         // derive-keys: the derived Gen B session's traffic keys from the app's key file.
         let session = try JSONValue.parse(Vectors.text("connect/derived/gen-b_session.json"))
         try work.write("app.key", Array((session["inputs"]?["app_x25519_sk_hex"]?.stringValue ?? "").utf8), mode: 0o600)
-        let keys = try Omni.run(["connect", "derive-keys", "--sk", "@" + work.path("app.key"), "--peer-pk",
+        let keys = try Omni.run(["connect", "derive-keys", "--secret-key-file", work.path("app.key"), "--peer-pk",
                                  session["derived"]?["wallet_pk_hex"]?.stringValue ?? "", "--sid", session["derived"]?["sid_base64url"]?.stringValue ?? "",
                                  "--show-secrets", "--output", "json"])
         let derived = try JSONValue.parse(keys.stdoutText)
         #expect(derived["k_app"] == session["derived"]?["k_app_hex"])
         #expect(derived["k_wallet"] == session["derived"]?["k_wallet_hex"])
         #expect(derived["session_key"] == session["derived"]?["session_key_hex"])
-        let hidden = try Omni.run(["connect", "derive-keys", "--sk", "@" + work.path("app.key"), "--peer-pk",
+        let hidden = try Omni.run(["connect", "derive-keys", "--secret-key-file", work.path("app.key"), "--peer-pk",
                                    session["derived"]?["wallet_pk_hex"]?.stringValue ?? "", "--sid", session["derived"]?["sid_base64url"]?.stringValue ?? "",
                                    "--output", "json"])
         #expect(try JSONValue.parse(hidden.stdoutText)["k_app"] == "<redacted>")
 
         // frame decode → encode round trip of a vector frame.
         let approve = session["control_frames"]?.arrayValue?.first { $0["name"] == "approve" }?["frame_hex"]?.stringValue ?? ""
-        let decoded = try Omni.run(["connect", "frame", "decode", approve, "--output", "json"])
+        let decoded = try Omni.run(["connect", "frame", "decode", approve, "--output", "jsonl"])
         let reencoded = try Omni.run(["connect", "frame", "encode", decoded.stdoutText])
         #expect(reencoded.stdoutText == approve + "\n", "\(reencoded.stderrText)")
 
@@ -149,19 +219,134 @@ import Testing
         let session = try work.createSession(relay: relay)
         let saved = work.path("session-status.json")
         try work.write("session-status.json", Array(session.saved.serialized().utf8), mode: 0o600)
-        let status = try Omni.run(["connect", "session", "status", "--node", relay.url, "--management-token", "@" + saved, "--output", "json"])
+        let status = try Omni.run(["connect", "session", "status", "--node", relay.url, "--management-token-file", saved, "--output", "json"])
         #expect(status.status == 0, "\(status.stderrText)")
         #expect(try JSONValue.parse(status.stdoutText)["approved"] == false)
         try work.write("wrong", Array("not-the-token".utf8), mode: 0o600)
-        let refused = try Omni.run(["connect", "session", "status", "--node", relay.url, "--sid", session.sid, "--management-token",
-                                    "@" + work.path("wrong")])
+        let refused = try Omni.run(["connect", "session", "status", "--node", relay.url, "--sid", session.sid, "--management-token-file",
+                                    work.path("wrong")])
         #expect(refused.status == 6)
-        let deleted = try Omni.run(["connect", "session", "delete", "--node", relay.url, "--management-token", "@" + saved, "--output", "json"])
+        let deleted = try Omni.run(["connect", "session", "delete", "--node", relay.url, "--management-token-file", saved, "--output", "json"])
         #expect(try JSONValue.parse(deleted.stdoutText)["existed"] == true)
-        let again = try Omni.run(["connect", "session", "delete", "--node", relay.url, "--management-token", "@" + saved, "--output", "json"])
+        let again = try Omni.run(["connect", "session", "delete", "--node", relay.url, "--management-token-file", saved, "--output", "json"])
         #expect(try JSONValue.parse(again.stdoutText)["existed"] == false)
-        let literal = try Omni.run(["connect", "session", "status", "--node", relay.url, "--sid", session.sid, "--management-token", "token"])
-        #expect(literal.status == 2)
+        // A token file others may read is refused before it is used, as ssh refuses such keys.
+        try work.write("exposed.json", Array(session.saved.serialized().utf8), mode: 0o644)
+        let exposed = try Omni.run(["connect", "session", "status", "--node", relay.url, "--management-token-file", work.path("exposed.json")])
+        #expect(exposed.status == 7, "\(exposed.stderrText)")
+        #expect(exposed.stderrText.contains("chmod 600"))
+        _ = try relay.stop()
+    }
+
+    // MARK: - The command-line contract
+
+    /// `-o` is the global output format: `keygen -o json` prints JSON and writes no file named `json`; the key file
+    /// is `--out-file` (0600), and `--out-file -` puts the PEM alone on stdout.
+    @Test func keygenOutputFormatIsNotAKeyFile() throws {
+        let work = try WorkDirectory()
+        let json = try Subprocess.run(Omni.executable, ["connect", "keygen", "--ed25519", "-o", "json"], stdin: Data(),
+                                      environment: Omni.environment(), currentDirectory: work.url)
+        #expect(json.status == 0, "\(json.stderrText)")
+        #expect(try JSONValue.parse(json.stdoutText)["algorithm"] == "ed25519")
+        #expect(try JSONValue.parse(json.stdoutText)["private_key"] == "<redacted>")
+        #expect(!FileManager.default.fileExists(atPath: work.path("json")), "-o json wrote a key file named json")
+
+        let written = try Omni.run(["connect", "keygen", "--out-file", work.path("app.pem"), "-o", "json"])
+        #expect(written.status == 0, "\(written.stderrText)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: work.path("app.pem"))
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        #expect(try JSONValue.parse(written.stdoutText)["file"]?.stringValue == work.path("app.pem"))
+        let refused = try Omni.run(["connect", "keygen", "--out-file", work.path("app.pem")])
+        #expect(refused.status == 2, "an existing key is not overwritten without --force")
+
+        let piped = try Omni.run(["connect", "keygen", "--out-file", "-"])
+        #expect(piped.status == 0, "\(piped.stderrText)")
+        #expect(piped.stdoutText.hasPrefix("-----BEGIN PRIVATE KEY-----\n"))
+        #expect(piped.stdoutText.hasSuffix("-----END PRIVATE KEY-----\n"))
+        #expect(piped.stderrText.contains("public key"))
+    }
+
+    /// The X25519 key of derive-keys comes from a file (or stdin) checked like an ssh key, never from argv.
+    @Test func deriveKeysReadsTheSecretFromAFile() throws {
+        let work = try WorkDirectory()
+        let session = try JSONValue.parse(Vectors.text("connect/derived/gen-b_session.json"))
+        let secret = session["inputs"]?["app_x25519_sk_hex"]?.stringValue ?? ""
+        let peer = session["derived"]?["wallet_pk_hex"]?.stringValue ?? ""
+        let sid = session["derived"]?["sid_base64url"]?.stringValue ?? ""
+        let fromStdin = try Omni.run(["connect", "derive-keys", "--secret-key-file", "-", "--peer-pk", peer, "--sid", sid,
+                                      "--show-secrets", "--output", "json"], stdin: Data(secret.utf8))
+        #expect(fromStdin.status == 0, "\(fromStdin.stderrText)")
+        #expect(try JSONValue.parse(fromStdin.stdoutText)["k_app"] == session["derived"]?["k_app_hex"])
+
+        let onArgv = try Omni.run(["connect", "derive-keys", "--sk", secret, "--peer-pk", peer, "--sid", sid])
+        #expect(onArgv.status == 2, "the literal --sk is gone")
+        try work.write("shared.key", Array(secret.utf8), mode: 0o644)
+        let exposed = try Omni.run(["connect", "derive-keys", "--secret-key-file", work.path("shared.key"), "--peer-pk", peer, "--sid", sid])
+        #expect(exposed.status == 7, "\(exposed.stderrText)")
+        #expect(exposed.stderrText.contains("chmod 600"))
+        let badPeer = try Omni.run(["connect", "derive-keys", "--secret-key-file", "-", "--peer-pk", "zz", "--sid", sid], stdin: Data(secret.utf8))
+        #expect(badPeer.status == 3, "a malformed key is malformed input: \(badPeer.stderrText)")
+    }
+
+    /// The relay is a stream: jsonl is one line per event (ready first), json exactly one array, and both signals
+    /// stop it with their own exit code after a clean shutdown.
+    @Test func relayStreamsAndStopsOnBothSignals() throws {
+        let jsonl = try RelayProcess(["--network-id", Self.network])
+        #expect(try jsonl.terminate() == 143, "SIGTERM")
+        let lines = jsonl.events
+        #expect(lines.first?["event"] == "ready")
+        #expect(lines.last?["event"] == "stopped")
+
+        let interrupted = try RelayProcess(["--network-id", Self.network])
+        #expect(try interrupted.stop() == 130, "SIGINT")
+        #expect(interrupted.events.last?["event"] == "stopped")
+
+        let json = try BackgroundOmni(["connect", "relay", "--listen", "127.0.0.1:0", "--output", "json", "--network-id", Self.network])
+        _ = try json.waitForOutput { $0.contains("\"ready\"") }
+        json.interrupt()
+        #expect(try json.waitForExit() == 130)
+        let document = try JSONValue.parse(json.stdoutText)
+        let items = try #require(document.arrayValue, "json output is one array")
+        #expect(items.first?["event"] == "ready")
+        #expect(items.last?["event"] == "stopped")
+    }
+
+    /// In text mode stdout carries what a person or a pipe needs (the wallet URI, the result); progress such as
+    /// "Waiting for the wallet to approve…" goes to stderr.
+    @Test func appProgressGoesToStderrInTextMode() throws {
+        let work = try WorkDirectory()
+        let relay = try RelayProcess(["--network-id", Self.network])
+        let key = try work.accountKey()
+        try work.write("msg.bin", Array("text mode".utf8))
+        let app = try BackgroundOmni(["connect", "app", "--node", relay.url, "--network-id", Self.network,
+                                      "sign-raw", "--domain-tag", "omni|text", "--data", "@" + work.path("msg.bin")])
+        let shown = try app.waitForOutput { $0.contains("Wallet URI: ") && $0.hasSuffix("\n") }
+        let uri = try #require(shown.split(separator: "\n").first { $0.hasPrefix("Wallet URI: ") }).dropFirst("Wallet URI: ".count)
+        try work.write("uri.txt", Array(uri.utf8))
+        let wallet = try Omni.run(["connect", "wallet", "--uri", "@" + work.path("uri.txt"), "--account-key-file", key.path, "--approve",
+                                   "--auto-sign", "--allow-domain", "omni|text"])
+        #expect(wallet.status == 0, "\(wallet.stderrText)")
+        #expect(try app.waitForExit() == 0, "\(app.stderrText)")
+        #expect(!app.stdoutText.contains("Waiting"), "progress on stdout: \(app.stdoutText)")
+        #expect(app.stderrText.contains("Waiting for the wallet to approve"))
+        #expect(app.stdoutText.contains("Signature (ed25519, verified for \(key.accountID))"))
+        #expect(!wallet.stdoutText.contains("Joined the session"))
+        #expect(wallet.stderrText.contains("Joined the session as the wallet."))
+        _ = try relay.stop()
+    }
+
+    /// `session status` in text mode prints one field per line for people, not the node's raw JSON.
+    @Test func sessionStatusPrintsFieldsInTextMode() throws {
+        let work = try WorkDirectory()
+        let relay = try RelayProcess(["--network-id", Self.network])
+        let session = try work.createSession(relay: relay)
+        try work.write("session.json", Array(session.saved.serialized().utf8), mode: 0o600)
+        let status = try Omni.run(["connect", "session", "status", "--node", relay.url, "--management-token-file", work.path("session.json")])
+        #expect(status.status == 0, "\(status.stderrText)")
+        #expect(!status.stdoutText.contains("{"), "raw JSON in text mode: \(status.stdoutText)")
+        let lines = status.stdoutText.split(separator: "\n").map { $0.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) } }
+        #expect(lines.contains(["approved", "no"]))
+        #expect(lines.contains(["sid", session.sid]))
         _ = try relay.stop()
     }
 
@@ -265,29 +450,32 @@ import Testing
             .serialized().utf8), mode: 0o600)
         let keys = "@" + work.path("keys.json")
 
-        let good = try Omni.run(["connect", "frame", "decode", "--key", keys, "--output", "json", request])
+        let good = try Omni.run(["connect", "frame", "decode", "--key-file", keys, "--output", "json", request])
         #expect(good.status == 0, "\(good.stderrText)")
-        #expect(try JSONValue.parse(good.stdoutText)["envelope"]?["payload"]?["type"] == "sign_request_raw")
+        #expect(try JSONValue.parse(good.stdoutText).arrayValue?.first?["envelope"]?["payload"]?["type"] == "sign_request_raw")
 
         var tampered = Array(request)
         let position = tampered.count - 20
         tampered[position] = tampered[position] == "0" ? "1" : "0"
-        let refusedTamper = try Omni.run(["connect", "frame", "decode", "--key", keys, String(tampered)])
+        let refusedTamper = try Omni.run(["connect", "frame", "decode", "--key-file", keys, String(tampered)])
         #expect(refusedTamper.status == 1)
         #expect(refusedTamper.stderrText.contains("failed authentication"))
 
-        let replayed = try Omni.run(["connect", "frame", "decode", "--as", "wallet", "--after", "1", "--key", keys, "--output", "json", request, request])
+        let replayed = try Omni.run(["connect", "frame", "decode", "--as", "wallet", "--after", "1", "--key-file", keys, "--output", "jsonl", request, request])
         #expect(replayed.status == 1)
         #expect(replayed.stderrText.contains("frame 2: replayed frame"))
         #expect(try JSONValue.parseLines(replayed.stdoutText).count == 1, "the first copy decodes")
 
-        let truncated = try Omni.run(["connect", "frame", "decode", "--key", keys, String(request.dropLast(10))])
+        let truncated = try Omni.run(["connect", "frame", "decode", "--key-file", keys, String(request.dropLast(10))])
         #expect(truncated.status == 3)
         #expect(truncated.stderrText.contains("malformed Norito"))
 
-        let secretOnArgv = try Omni.run(["connect", "frame", "decode", "--key", String(repeating: "00", count: 32), request])
-        #expect(secretOnArgv.status == 2)
-        #expect(secretOnArgv.stderrText.contains("never taken from the command line"))
+        // Keys come from files only: the old literal spelling is gone, and a key file others may read is refused.
+        let literalKey = try Omni.run(["connect", "frame", "decode", "--key", String(repeating: "00", count: 32), request])
+        #expect(literalKey.status == 2)
+        try work.write("exposed-keys.json", Array(try work.read("keys.json")), mode: 0o644)
+        let exposed = try Omni.run(["connect", "frame", "decode", "--key-file", work.path("exposed-keys.json"), request])
+        #expect(exposed.status == 7, "\(exposed.stderrText)")
     }
 
     // MARK: - Helpers
@@ -297,7 +485,7 @@ import Testing
     /// The relay's plaintext Close (decoded by omni) among what a peer connection received.
     static func relayClose(_ result: JSONValue?) throws -> JSONValue? {
         for hex in result?["received"]?.arrayValue?.compactMap(\.stringValue) ?? [] {
-            let decoded = try Omni.run(["connect", "frame", "decode", "--output", "json", hex])
+            let decoded = try Omni.run(["connect", "frame", "decode", "--output", "jsonl", hex])
             let control = try JSONValue.parse(decoded.stdoutText)["control"]
             if control?["type"] == "close" { return control }
         }
@@ -321,6 +509,10 @@ struct WorkDirectory {
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path(name))
     }
 
+    func read(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: url.appendingPathComponent(name)))
+    }
+
     struct AccountKey {
         let path: String
         let accountID: String
@@ -328,7 +520,7 @@ struct WorkDirectory {
     }
 
     func accountKey() throws -> AccountKey {
-        let result = try Omni.run(["connect", "keygen", "--ed25519", "--out", path("account.pem"), "--force", "--output", "json"])
+        let result = try Omni.run(["connect", "keygen", "--ed25519", "--out-file", path("account.pem"), "--force", "--output", "json"])
         guard result.status == 0 else { throw TestSupportError("keygen failed: \(result.stderrText)") }
         let json = try JSONValue.parse(result.stdoutText)
         return AccountKey(path: path("account.pem"), accountID: json["account_id"]?.stringValue ?? "", publicKey: json["public_key"]?.stringValue ?? "")
@@ -338,7 +530,7 @@ struct WorkDirectory {
     func createSession(relay: RelayProcess) throws -> Session {
         let name = "session-\(UUID().uuidString).json"
         let create = try Omni.run(["connect", "session", "create", "--node", relay.url, "--network-id", ConnectEndToEndTests.network,
-                                   "--save", path(name), "--output", "json"])
+                                   "--out-file", path(name), "--output", "json"])
         guard create.status == 0 else { throw TestSupportError("session create failed: \(create.stderrText)") }
         let saved = try JSONValue.parse(String(decoding: try Data(contentsOf: url.appendingPathComponent(name)), as: UTF8.self))
         return Session(saved: saved, relayURL: relay.url)
@@ -384,13 +576,13 @@ enum RelayPeer {
     }
 }
 
-/// `omni connect relay --listen 127.0.0.1:0 --output json`, its URL from the first stdout line.
+/// `omni connect relay --listen 127.0.0.1:0 --output jsonl`, its URL from the first stdout line.
 final class RelayProcess {
     let process: BackgroundOmni
     let url: String
 
     init(_ arguments: [String]) throws {
-        process = try BackgroundOmni(["connect", "relay", "--listen", "127.0.0.1:0", "--output", "json"] + arguments)
+        process = try BackgroundOmni(["connect", "relay", "--listen", "127.0.0.1:0", "--output", "jsonl"] + arguments)
         let ready = try process.line { _ in true }
         guard ready["event"] == "ready", let url = ready["url"]?.stringValue else {
             throw TestSupportError("the relay's first line is not ready: \(ready.serialized())")
@@ -406,6 +598,12 @@ final class RelayProcess {
         return try process.waitForExit()
     }
 
+    /// SIGTERM, then the exit status.
+    func terminate() throws -> Int32 {
+        process.terminate()
+        return try process.waitForExit()
+    }
+
     deinit { process.interrupt() }
 }
 
@@ -414,6 +612,7 @@ final class BackgroundOmni: @unchecked Sendable {
     private let process = Process()
     private let lock = NSCondition()
     private var lines: [String] = []
+    private var outputData = Data()
     private var errorData = Data()
     private var finishedReading = false
 
@@ -432,6 +631,10 @@ final class BackgroundOmni: @unchecked Sendable {
                 let chunk = out.fileHandleForReading.availableData
                 if chunk.isEmpty { break }
                 buffer.append(chunk)
+                lock.withLock {
+                    outputData.append(chunk)
+                    lock.broadcast()
+                }
                 while let newline = buffer.firstIndex(of: 0x0A) {
                     let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
                     buffer.removeSubrange(buffer.startIndex...newline)
@@ -469,6 +672,23 @@ final class BackgroundOmni: @unchecked Sendable {
         }
     }
 
+    /// Waits until everything omni wrote to stdout so far (partial lines included) satisfies `predicate`.
+    func waitForOutput(timeout: Double = 20, until predicate: (String) -> Bool) throws -> String {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        while true {
+            let text = String(decoding: outputData, as: UTF8.self)
+            if predicate(text) { return text }
+            if finishedReading || !lock.wait(until: deadline) {
+                throw TestSupportError("omni \(process.arguments ?? []) never wrote the expected output; got \(text)")
+            }
+        }
+    }
+
+    /// Everything omni wrote to stdout.
+    var stdoutText: String { String(decoding: lock.withLock { outputData }, as: UTF8.self) }
+
     func jsonLines() throws -> [JSONValue] {
         try lock.withLock { lines }.map { try JSONValue.parse($0) }
     }
@@ -477,6 +697,11 @@ final class BackgroundOmni: @unchecked Sendable {
 
     func interrupt() {
         if process.isRunning { process.interrupt() }
+    }
+
+    /// SIGTERM.
+    func terminate() {
+        if process.isRunning { process.terminate() }
     }
 
     func waitForExit(timeout: Double = 30) throws -> Int32 {

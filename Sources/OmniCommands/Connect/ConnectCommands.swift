@@ -12,9 +12,10 @@ public enum ConnectCommands {
             Iroha Connect pairs a dApp with a wallet through Torii: the app registers a session, hands the wallet a \
             URI, the wallet approves with its account key, and the two exchange encrypted sign requests. omni speaks \
             the current wire generation (gen-b) by default and the March 2026 one with --generation gen-a. Private keys \
-            and tokens are read from files or the environment, never as literal options, and are printed only with \
-            --show-secrets. The one exception is the wallet URI, which carries the wallet's one-time token by design \
-            (it is what the app hands over): give it as @FILE, - or OMNI_CONNECT_URI to keep it out of process lists.
+            and tokens are read from files that only you may read (options ending in -file, or stdin with -), never \
+            from the command line, and are printed only with --show-secrets. The wallet URI carries the wallet's \
+            one-time token (it is what the app hands over), so 'connect wallet' takes it only as @FILE, - or \
+            OMNI_CONNECT_URI; 'connect uri parse' shows the token redacted unless --show-secrets.
             """,
             section: "Iroha"
         ) {
@@ -47,65 +48,62 @@ public enum ConnectCommands {
 
     // MARK: - Shared options
 
-    enum Generation: String, CaseIterable, ArgumentValue {
-        case genA = "gen-a"
-        case genB = "gen-b"
-
-        var generation: ConnectGeneration { self == .genA ? .genA : .genB }
-    }
-
-    static let generationOption = DefaultedOption<Generation>(
+    static let generationOption = DefaultedOption<ConnectGeneration>(
         "generation", valueName: "GEN", help: "Wire generation: gen-b (current Torii) or gen-a (March 2026).", default: .genB,
         environment: "OMNI_CONNECT_GENERATION", config: "connect.generation", group: "Connect")
-    static let node = Option<String>("node", valueName: "URL", help: "Torii (or relay) base URL, e.g. http://127.0.0.1:8080.",
-                                     environment: "OMNI_CONNECT_NODE", config: "connect.node", group: "Connect")
-    static let networkID = Option<String>("network-id", valueName: "HEX",
-                                          help: "Network id (gen-b): 64 hex digits or hash:<HEX>#<CRC>.",
-                                          environment: "OMNI_CONNECT_NETWORK_ID", config: "connect.network_id", group: "Connect")
+    static let node = RequiredOption<String>("node", valueName: "URL", help: "Torii (or relay) base URL, e.g. http://127.0.0.1:8080.",
+                                             environment: "OMNI_CONNECT_NODE", config: "connect.node", group: "Connect")
+    static let networkID = Option<ConnectNetworkID>("network-id", valueName: "ID",
+                                                    help: "Network id (gen-b): 64 hex digits or hash:<HEX>#<CRC>.",
+                                                    environment: "OMNI_CONNECT_NETWORK_ID", config: "connect.network_id", group: "Connect")
     static let chainID = Option<String>("chain-id", valueName: "CHAIN", help: "Chain id (gen-a).",
                                         environment: "OMNI_CONNECT_CHAIN_ID", config: "connect.chain_id", group: "Connect")
     static let showSecrets = Flag("show-secrets", help: "Print private keys and tokens instead of <redacted>.")
-    static let tokenTransport = Option<ConnectTokenTransport>(
-        "token-transport", valueName: "HOW", help: "How the WebSocket token is presented: Bearer header, subprotocol, or both.",
-        defaultDescription: "header for the app, subprotocol for the wallet", group: "Connect")
 
     static let redacted = "<redacted>"
 
-    static func generation(_ invocation: Invocation) throws -> ConnectGeneration {
-        try invocation.value(generationOption).generation
-    }
-
-    static func requireNode(_ invocation: Invocation) throws -> String {
-        try invocation.require(node)
-    }
-
-    /// The session binding: `--network-id` for gen-b, `--chain-id` for gen-a.
+    /// The session binding: `--network-id` for gen-b, `--chain-id` for gen-a (which one depends on the generation,
+    /// so it cannot be a declared relation).
     static func constraints(_ invocation: Invocation, generation: ConnectGeneration) throws -> ConnectConstraints {
         switch generation {
         case .genB:
-            return .network(try ConnectNetworkID(parsing: try invocation.require(networkID)))
+            guard let network = try invocation.value(networkID) else {
+                throw CLIError.usage("gen-b binds a session to a network: give --network-id ID (or set OMNI_CONNECT_NETWORK_ID)",
+                                     commandPath: invocation.commandPath)
+            }
+            return .network(network)
         case .genA:
-            return .chain(try invocation.require(chainID))
+            guard let chain = try invocation.value(chainID) else {
+                throw CLIError.usage("gen-a binds a session to a chain: give --chain-id CHAIN (or set OMNI_CONNECT_CHAIN_ID)",
+                                     commandPath: invocation.commandPath)
+            }
+            return .chain(chain)
         }
     }
 
-    /// A secret option's bytes: `@FILE`, `-` or the option's environment variable — never a literal argument.
-    static func secret(_ invocation: Invocation, _ option: Option<String>) throws -> String? {
-        if let raw = invocation.parsed.options[option.spec.name]?.last, raw != "-", !raw.hasPrefix("@") || raw.hasPrefix("@@") {
-            var message = "\(option.spec.longFlag) is a secret: give it as @FILE or - (stdin)"
-            if let environment = option.spec.environment { message += ", or set \(environment)" }
-            throw CLIError.usage(message + "; secrets are never taken from the command line", commandPath: invocation.commandPath)
+    /// The text of a secret file (a private key, a token): refused when others may read it, strictly UTF-8, trimmed.
+    static func secretText(_ invocation: Invocation, _ file: InputFile, label: String) throws -> String {
+        let bytes = try invocation.readSecret(file, label: label)
+        do {
+            return try UTF8Validation.string(bytes).trimmingWhitespaceAndNewlines()
+        } catch {
+            throw error.labelled("\(label) \(file.displayName)")
         }
-        return try invocation.value(option)?.trimmingWhitespaceAndNewlines()
-    }
-
-    static func readFile(_ path: String, label: String) throws -> String {
-        String(decoding: try FileInput.read(path, label: label), as: UTF8.self)
     }
 
     static func secretText(_ value: String, show: Bool) -> JSONValue { .string(show ? value : redacted) }
 
     static func httpClient() -> HTTPClient { HTTPClient() }
+
+    /// A session event: an item of the command's stream, except that progress ("joined", "waiting…") goes to stderr
+    /// as a note in text mode, so stdout keeps only what a person or a pipe needs.
+    static func emit(_ invocation: Invocation, _ event: ConnectEventLine, progress: Bool = false) {
+        if progress, !invocation.outputFormat.isJSON {
+            invocation.note(event.textForm)
+        } else {
+            invocation.emitItem(event)
+        }
+    }
 }
 
 /// One streamed event: a JSON line for scripts, a short line for people.

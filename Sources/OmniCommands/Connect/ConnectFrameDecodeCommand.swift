@@ -3,15 +3,16 @@ import OmniCodec
 import OmniConnect
 
 enum ConnectFrameDecodeCommand {
-    static let frames = Argument<String>("FRAME", help: "A frame as hex (or per --input), literal, @FILE or -; several are read in order.",
-                                         variadic: true, source: .content)
-    static let input = Option<InputEncoding>("input", help: "How FRAME is written.", default: .hex)
-    static let key = Option<String>("key", valueName: "@FILE",
-                                    help: "Traffic keys to decrypt with: 64 hex digits, or the JSON of 'derive-keys --show-secrets' (k_app, k_wallet).",
-                                    environment: "OMNI_CONNECT_KEY", source: .content)
+    static let frames = VariadicArgument<String>("FRAME", help: "A frame as hex (or per --input-format); several are read in order.",
+                                                 source: .content)
+    static let inputFormat = DefaultedOption<InputEncoding>("input-format", valueName: "FORMAT", help: "How FRAME is written.", default: .hex)
+    static let key = Option<InputFile>(
+        "key-file", valueName: "FILE",
+        help: "Traffic keys to decrypt with, readable only by you: 64 hex digits, or the JSON of 'derive-keys --show-secrets' (k_app, k_wallet).",
+        environment: "OMNI_CONNECT_KEY_FILE")
     static let receiver = Option<Receiver>("as", valueName: "ROLE",
                                            help: "Check the frames as the stream ROLE receives: direction, strict sequence (replays and gaps refused).")
-    static let after = Option<UInt64>("after", valueName: "SEQ", help: "With --as: the peer sequence number already seen.", default: 0)
+    static let after = DefaultedOption<UInt64>("after", valueName: "SEQ", help: "With --as: the peer sequence number already seen.", default: 0)
     static let annotate = Flag("annotate", help: "Include every item's byte offset and length in JSON output (text output always shows them).")
 
     enum InputEncoding: String, CaseIterable, ArgumentValue { case hex, base64, binary }
@@ -25,28 +26,33 @@ enum ConnectFrameDecodeCommand {
         discussion: """
         A truncated or otherwise malformed frame fails with its byte offset (exit 3); a ciphertext that does not \
         authenticate under the key fails (exit 1); with --as, a replayed, out-of-order or misdirected frame fails \
-        (exit 1).
+        (exit 1). The frames are a stream: --output jsonl prints one line per frame (what 'frame encode' reads), \
+        --output json one array.
         """,
-        options: [input, key, receiver, after, annotate, ConnectCommands.generationOption], arguments: [frames.spec],
+        options: [inputFormat, key, receiver, after, annotate, ConnectCommands.generationOption], arguments: [frames],
+        relations: [.requires(after, receiver)],
         examples: [Example("omni connect frame decode @frame.hex", "Every field with its offset."),
-                   Example("omni connect frame decode --as wallet --key @keys.json @f1.hex @f2.hex --output json",
-                           "Decrypt a captured stream, refusing replays.")]
+                   Example("omni connect frame decode --as wallet --key-file keys.json @f1.hex @f2.hex --output jsonl",
+                           "Decrypt a captured stream, refusing replays.")],
+        streaming: true
     ) { invocation in
-        let generation = try ConnectCommands.generation(invocation)
+        let generation = try invocation.value(ConnectCommands.generationOption)
         let codec = ConnectCodec(generation: generation)
-        let encoding = try invocation.value(input) ?? .hex
-        let keys = try ConnectCommands.secret(invocation, key).map(ConnectFrameDecodeCommand.keys)
+        let encoding = try invocation.value(inputFormat)
+        let keys = try invocation.value(key).map {
+            try ConnectFrameDecodeCommand.keys(try ConnectCommands.secretText(invocation, $0, label: "--key-file"))
+        }
         let role = try invocation.value(receiver)?.role
-        let withAnnotations = try invocation.flag(annotate) || invocation.outputFormat == .text
+        let withAnnotations = try invocation.value(annotate) || invocation.outputFormat == .text
         let inputs = try frameInputs(invocation, encoding: encoding)
         guard !inputs.isEmpty else { throw CLIError.usage("give at least one FRAME", commandPath: invocation.commandPath) }
         var session: ConnectSession?
-        var last: DecodedFrame?
         for (index, bytes) in inputs.enumerated() {
             let (decoded, annotations, error) = codec.annotateFrame(bytes)
             guard let frame = decoded else {
                 if invocation.outputFormat == .text, !annotations.isEmpty {
-                    invocation.emit(DecodedFrame(index: index, bytes: bytes, frame: nil, annotations: annotations, envelope: nil, showAnnotations: true))
+                    invocation.emitItem(DecodedFrame(index: index, bytes: bytes, frame: nil, annotations: annotations, envelope: nil,
+                                                     showAnnotations: true))
                 }
                 throw ConnectError(.malformed, "frame \(index + 1): \(error?.description ?? "undecodable")")
             }
@@ -54,7 +60,7 @@ enum ConnectFrameDecodeCommand {
             if let role {
                 if session == nil {
                     var fresh = ConnectSession(role: role, sid: frame.sid, codec: codec)
-                    fresh.expectInbound(after: try invocation.value(after) ?? 0)
+                    fresh.expectInbound(after: try invocation.value(after))
                     if let keys { fresh.installKeys(keys) }
                     session = fresh
                 }
@@ -72,22 +78,21 @@ enum ConnectFrameDecodeCommand {
                     throw ConnectError(error.kind, "frame \(index + 1): \(error.message)")
                 }
             }
-            let model = DecodedFrame(index: index, bytes: bytes, frame: frame, annotations: annotations, envelope: envelope,
-                                     showAnnotations: withAnnotations)
-            if index < inputs.count - 1 { invocation.emit(model) } else { last = model }
+            invocation.emitItem(DecodedFrame(index: index, bytes: bytes, frame: frame, annotations: annotations, envelope: envelope,
+                                             showAnnotations: withAnnotations))
         }
-        return last.map { .output($0) } ?? .success
+        return .success
     }
 
     /// Each FRAME's bytes: hex or base64 text, or (one frame only) the raw binary.
     static func frameInputs(_ invocation: Invocation, encoding: InputEncoding) throws -> [[UInt8]] {
         if encoding == .binary {
             guard invocation.parsed.positionals.count == 1, let bytes = try invocation.bytes(of: frames) else {
-                throw CLIError.usage("--input binary takes exactly one FRAME (@FILE or -)", commandPath: invocation.commandPath)
+                throw CLIError.usage("--input-format binary takes exactly one FRAME (@FILE or -)", commandPath: invocation.commandPath)
             }
             return [bytes]
         }
-        return try invocation.arguments(frames).enumerated().map { index, text in
+        return try invocation.value(frames).enumerated().map { index, text in
             let compact = text.filter { !$0.isWhitespace }
             if encoding == .hex { return try ConnectText.parseHex(compact, what: "FRAME \(index + 1)") }
             let urlSafe = compact.replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: "")

@@ -3,34 +3,33 @@ import OmniCLI
 import OmniCodec
 import OmniConnect
 import OmniCrypto
-import OmniSystem
-
-extension ConnectTokenTransport: ArgumentValue {}
 
 enum ConnectKeygenCommand {
     static let ed25519 = Flag("ed25519", help: "Make an Ed25519 account key (for a wallet) instead of an X25519 session key.")
-    static let out = Option<String>("out", short: "o", valueName: "FILE", help: "Write the private key here (PKCS#8 PEM, mode 0600).",
-                                    source: .path)
+    static let outFile = Option<OutputFile>("out-file", valueName: "FILE",
+                                            help: "Write the private key here (PKCS#8 PEM, mode 0600); - prints only the PEM on stdout.")
     static let force = Flag("force", help: "Overwrite FILE if it exists.")
 
     static let command = Command(
         "keygen", abstract: "Make an X25519 session key or an Ed25519 account key.",
         discussion: """
-        Without --out only the public half is printed (the private key appears only with --show-secrets). Ed25519 \
-        keys also print their I105 account id (sora sentinel), which the headless wallet approves with.
+        Without --out-file only the public half is printed (the private key appears only with --show-secrets). With \
+        --out-file - stdout carries the PEM alone and the public half goes to stderr. Ed25519 keys also print their \
+        I105 account id (sora sentinel), which the headless wallet approves with.
         """,
-        options: [ed25519, out, force, ConnectCommands.showSecrets],
-        examples: [Example("omni connect keygen --ed25519 --out account.pem", "An account key for 'omni connect wallet'."),
-                   Example("omni connect keygen --out app.pem --output json", "An X25519 key for 'omni connect app --app-key'.")]
+        options: [ed25519, outFile, force, ConnectCommands.showSecrets],
+        relations: [.requires(force, outFile)],
+        examples: [Example("omni connect keygen --ed25519 --out-file account.pem", "An account key for 'omni connect wallet'."),
+                   Example("omni connect keygen --out-file app.pem --output json", "An X25519 key for 'omni connect app --app-key-file'.")]
     ) { invocation in
-        let show = try invocation.flag(ConnectCommands.showSecrets)
-        let path = try invocation.value(out)
-        if let path, !(try invocation.flag(force)), FileManager.default.fileExists(atPath: path) {
+        let show = try invocation.value(ConnectCommands.showSecrets)
+        let file = try invocation.value(outFile)
+        if case .path(let path) = file, !(try invocation.value(force)), FileManager.default.fileExists(atPath: path) {
             throw CLIError.usage("\(path) exists; pass --force to overwrite it", commandPath: invocation.commandPath)
         }
         var list = FieldList()
         let pem: String
-        if try invocation.flag(ed25519) {
+        if try invocation.value(ed25519) {
             let key = Ed25519.PrivateKey()
             pem = key.pemRepresentation
             list.add("algorithm", "ed25519")
@@ -43,11 +42,18 @@ enum ConnectKeygenCommand {
             list.add("public_key", .string(ConnectText.hex(key.publicKey.rawRepresentation)))
             list.add("public_key_base64url", .string(ConnectText.base64URL(key.publicKey.rawRepresentation)))
         }
-        if let path {
-            try AtomicFile.write(pem, to: path, mode: 0o600, createDirectories: true)
+        switch file {
+        case .standardOutput:
+            try invocation.write(pem, to: .standardOutput, label: "--out-file")
+            invocation.note(list.text(style: invocation.stderrStyle))
+            return .success
+        case .path(let path):
+            try invocation.write(pem, to: .path(path), label: "--out-file", mode: 0o600)
             list.add("file", .string(path))
+            if show { list.add("private_key", ConnectCommands.secretText(pem, show: true), text: "\n" + pem) }
+        case nil:
+            list.add("private_key", ConnectCommands.secretText(pem, show: show), text: show ? "\n" + pem : ConnectCommands.redacted)
         }
-        if show || path == nil { list.add("private_key", ConnectCommands.secretText(pem, show: show), text: show ? "\n" + pem : ConnectCommands.redacted) }
         return .output(list)
     }
 }

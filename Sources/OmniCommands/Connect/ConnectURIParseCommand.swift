@@ -3,7 +3,7 @@ import OmniCodec
 import OmniConnect
 
 enum ConnectURIParseCommand {
-    static let uri = Argument<String>("URI", help: "The deep link (literal, @FILE or -).", source: .content)
+    static let uri = Argument<String>("URI", help: "The deep link.", source: .content)
 
     static let command = Command(
         "parse", abstract: "Validate a deep link with the strict wallet rules and print its fields.",
@@ -12,12 +12,11 @@ enum ConnectURIParseCommand {
         exactly the fields sid, network_id, app_pk, nonce, v=1, role, node, token, relay (no duplicates), canonical \
         base64url, 32-byte token and relay token, and a sid that matches network_id, app_pk and nonce.
         """,
-        options: [ConnectCommands.generationOption, ConnectCommands.showSecrets], arguments: [uri.spec],
+        options: [ConnectCommands.generationOption, ConnectCommands.showSecrets], arguments: [uri],
         examples: [Example("omni connect uri parse @wallet-uri.txt --output json", "Fields of a wallet URI (tokens redacted).")]
     ) { invocation in
-        let text = (try invocation.argument(uri) ?? "").trimmingWhitespaceAndNewlines()
-        let parsed = try ConnectURI(parsing: text, generation: try ConnectCommands.generation(invocation))
-        let show = try invocation.flag(ConnectCommands.showSecrets)
+        let parsed = try ConnectURI(parsing: try invocation.value(uri), generation: try invocation.value(ConnectCommands.generationOption))
+        let show = try invocation.value(ConnectCommands.showSecrets)
         var list = FieldList()
         list.add("generation", .string(parsed.generation.rawValue))
         list.add("scheme", .string(parsed.scheme))
@@ -35,5 +34,4 @@ enum ConnectURIParseCommand {
         if let relay = parsed.relayToken { list.add("relay_token", ConnectCommands.secretText(relay, show: show)) }
         return .output(list)
     }
-
 }

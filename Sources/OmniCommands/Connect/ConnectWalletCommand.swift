@@ -4,21 +4,28 @@ import OmniConnect
 import OmniCrypto
 
 enum ConnectWalletCommand {
-    static let uri = Option<String>("uri", valueName: "URI", help: "The wallet URI from the app (literal, @FILE or -).",
-                                    environment: "OMNI_CONNECT_URI", source: .content)
-    static let accountKey = Option<String>("account-key", valueName: "FILE", help: "The account's Ed25519 private key (PEM or hex seed).",
-                                           environment: "OMNI_CONNECT_ACCOUNT_KEY_FILE", source: .path)
-    static let accountID = Option<String>("account-id", valueName: "ID",
-                                          help: "The I105 account id to approve as (default: the key's, sora sentinel); must match the key.")
+    static let uri = RequiredOption<String>(
+        "uri", valueName: "@FILE", help: "The wallet URI from the app, as @FILE or - (it carries the wallet's one-time token, "
+            + "so never as a literal on the command line).",
+        environment: "OMNI_CONNECT_URI", source: .content)
+    static let accountKey = RequiredOption<InputFile>(
+        "account-key-file", valueName: "FILE", help: "The account's Ed25519 private key (PEM or hex seed), readable only by you; - reads stdin.",
+        environment: "OMNI_CONNECT_ACCOUNT_KEY_FILE")
+    static let accountID = Option<IrohaAccountID>("account-id", valueName: "ID", help: "The I105 account id to approve as; must match the key.",
+                                                  absentMeans: "the key's, with the sora sentinel")
     static let approve = Flag("approve", help: "Approve the session.")
     static let reject = Option<String>("reject", valueName: "CODE", help: "Reject the session with this code id, e.g. USER_DENIED.")
-    static let reason = Option<String>("reason", valueName: "TEXT", help: "Reason sent with --reject.")
+    static let reason = DefaultedOption<String>("reason", valueName: "TEXT", help: "Reason sent with --reject.",
+                                                default: ConnectWalletDecision.defaultRejectReason)
     static let autoSign = Flag("auto-sign", help: "Sign requests without asking (raw ones only for --allow-domain tags).")
-    static let allowDomain = Option<String>("allow-domain", valueName: "TAG", help: "A domain tag raw requests may use (repeatable).",
-                                            repeating: true)
-    static let walletNode = Option<String>("node", valueName: "URL", help: "Join through this node instead of the URI's.")
-    static let timeout = Option<Duration>("timeout", valueName: "DURATION", help: "Give up after this long.", default: .seconds(300), defaultDescription: "300s",
-                                          environment: "OMNI_CONNECT_TIMEOUT", config: "connect.timeout")
+    static let allowDomain = RepeatedOption<String>("allow-domain", valueName: "TAG", help: "A domain tag raw requests may use.")
+    static let walletNode = Option<String>("node", valueName: "URL", help: "Join through this node instead of the URI's.",
+                                           absentMeans: "the node in the URI")
+    static let timeout = DefaultedOption<Duration>("timeout", valueName: "DURATION", help: "Give up after this long.", default: .seconds(300),
+                                                   environment: "OMNI_CONNECT_TIMEOUT", config: "connect.timeout")
+    static let tokenTransport = DefaultedOption<ConnectTokenTransport>(
+        "token-transport", valueName: "HOW", help: "How the WebSocket token is presented: Bearer header, subprotocol, or both.",
+        default: .subprotocol)
 
     static let command = Command(
         "wallet", abstract: "A headless wallet for tests and CI: serve one session, then exit.",
@@ -28,45 +35,43 @@ enum ConnectWalletCommand {
         account key — or rejects with --reject CODE. With --auto-sign it answers sign requests: raw requests only \
         for --allow-domain tags (and tags the app declared), transactions over Iroha's Hash(payload); anything else \
         gets SignResultErr. Keep-alive pings are answered. Exits 0 when the app closes the session (or after \
-        rejecting); with --output json each step is one JSON line.
+        rejecting). Events are a stream: with --output jsonl each step is one line, --output json one array.
         """,
-        options: [uri, accountKey, accountID, approve, reject, reason, autoSign, allowDomain, walletNode, ConnectCommands.generationOption, timeout,
-                  ConnectCommands.tokenTransport],
-        examples: [Example("omni connect wallet --uri @uri.txt --account-key account.pem --approve --auto-sign --allow-domain omni|demo",
-                           "Approve, sign one raw request for omni|demo, exit after the app closes.")]
+        options: [uri, accountKey, accountID, approve, reject, reason, autoSign, allowDomain, walletNode, ConnectCommands.generationOption,
+                  timeout, tokenTransport],
+        relations: [.exactlyOne(approve, reject), .requires(reason, reject), .requires(allowDomain, autoSign)],
+        examples: [Example("omni connect wallet --uri @uri.txt --account-key-file account.pem --approve --auto-sign --allow-domain 'omni|demo'",
+                           "Approve, sign one raw request for omni|demo, exit after the app closes.")],
+        streaming: true
     ) { invocation in
-        guard let uriText = try invocation.value(uri) else {
-            throw CLIError.usage("missing --uri (literal, @FILE, - or OMNI_CONNECT_URI)", commandPath: invocation.commandPath)
+        if let given = invocation.parsed.options[uri.spec.name]?.last, given != "-", !given.hasPrefix("@") || given.hasPrefix("@@") {
+            throw CLIError.usage("--uri carries the wallet's one-time token: give it as @FILE, - (stdin) or OMNI_CONNECT_URI, "
+                                 + "never on the command line, where other users can read it", commandPath: invocation.commandPath)
         }
-        let approving = try invocation.flag(approve)
-        let rejectCode = try invocation.value(reject)
-        guard approving != (rejectCode != nil) else {
-            throw CLIError.usage("give exactly one of --approve and --reject CODE", commandPath: invocation.commandPath)
-        }
-        let parsed = try ConnectURI(parsing: uriText, generation: try ConnectCommands.generation(invocation))
-        let keyPath = try invocation.require(accountKey)
-        let key = try ConnectKeyFile.ed25519PrivateKey(from: try ConnectCommands.readFile(keyPath, label: "--account-key"))
+        let parsed = try ConnectURI(parsing: try invocation.value(uri), generation: try invocation.value(ConnectCommands.generationOption))
+        let keyText = try ConnectCommands.secretText(invocation, try invocation.value(accountKey), label: "--account-key-file")
+        let key = try ConnectKeyFile.ed25519PrivateKey(from: keyText)
         var account = try IrohaAccountID(ed25519PublicKey: key.publicKey.rawRepresentation)
         if let given = try invocation.value(accountID) {
-            let parsedAccount = try IrohaAccountID(parsing: given)
-            guard parsedAccount.publicKey == account.publicKey else {
-                throw CLIError.usage("--account-id \(given) belongs to another key than --account-key", commandPath: invocation.commandPath)
+            guard given.publicKey == account.publicKey else {
+                throw CLIError.usage("--account-id \(given.literal) belongs to another key than --account-key-file", commandPath: invocation.commandPath)
             }
-            account = parsedAccount
+            account = given
         }
-        let decision: ConnectWalletDecision = rejectCode.map { .reject(codeID: $0, reason: try? invocation.value(reason)) } ?? .approve
+        let decision: ConnectWalletDecision = try invocation.value(reject).map { .reject(codeID: $0, reason: try invocation.value(reason)) }
+            ?? .approve
         var options = ConnectWalletOptions(uri: parsed, accountKey: key, accountID: account, decision: decision)
         options.node = try invocation.value(walletNode)
-        options.autoSign = try invocation.flag(autoSign)
-        options.allowedDomains = try invocation.values(allowDomain)
-        options.timeout = (try invocation.value(timeout) ?? .seconds(300)).secondsValue
-        options.tokenTransport = try invocation.value(ConnectCommands.tokenTransport) ?? .subprotocol
-        let cancelled = CancelFlag()
-        invocation.interrupts.onInterrupt { cancelled.set() }
+        options.autoSign = try invocation.value(autoSign)
+        options.allowedDomains = try invocation.value(allowDomain)
+        options.timeout = try invocation.value(timeout).secondsValue
+        options.tokenTransport = try invocation.value(tokenTransport)
+        // The session loop polls for an interrupt, then closes the socket before exiting.
+        invocation.interrupts.onInterrupt {}
 
         let outcome = try ConnectWallet(options: options).run(events: { event in
-            invocation.emit(line(event))
-        }, isCancelled: { cancelled.isSet })
+            ConnectCommands.emit(invocation, line(event), progress: event.isProgress)
+        }, isCancelled: { invocation.interrupts.isInterrupted })
         switch outcome {
         case .closed(let close):
             return .output(ConnectEventLine("done", [("closed_by", .string(close.who.description)), ("code", .int(Int(close.code)))],
@@ -95,8 +100,8 @@ enum ConnectWalletCommand {
             return ConnectEventLine("approved", [("account_id", .string(account.literal)), ("wallet_pk", .string(ConnectText.hex(walletPublicKey)))],
                                     text: "Approved as \(account.literal).")
         case .rejected(let reject):
-            return ConnectEventLine("rejected", [("code", .string(reject.codeID)), ("status", .int(Int(reject.code)))],
-                                    text: "Rejected the session: \(reject.codeID).")
+            return ConnectEventLine("rejected", [("code", .string(reject.codeID)), ("status", .int(Int(reject.code))), ("reason", .string(reject.reason))],
+                                    text: "Rejected the session: \(reject.codeID) (\(reject.reason)).")
         case .request(let payload, let sequence):
             var fields: [(String, JSONValue)] = [("kind", .string(payload.name)), ("seq", .string(String(sequence)))]
             if case .signRequestRaw(let tag, let bytes) = payload {
@@ -115,5 +120,13 @@ enum ConnectWalletCommand {
             return ConnectEventLine("closed", [("who", .string(close.who.description)), ("code", .int(Int(close.code))),
                                                ("reason", .string(close.reason))], text: "Closed by the \(close.who): \(close.reason)")
         }
+    }
+}
+
+extension ConnectWalletEvent {
+    /// Status for people, not a fact about the session (goes to stderr in text mode).
+    var isProgress: Bool {
+        if case .connected = self { return true }
+        return false
     }
 }

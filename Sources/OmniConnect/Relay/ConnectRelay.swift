@@ -22,11 +22,18 @@ public enum ConnectRelayEvent: Sendable {
 /// `GET /v1/connect/status`, and enforces Torii's bus rules — token hashes and one-time tokens, role/direction
 /// binding, strict sequences with dedupe, buffering for an absent peer, Open/Approve validation (Gen B),
 /// termination fan-out with the relay's own sequence, idle TTL (4001), heartbeat (4003) and delivery timeout
-/// (a peer that stops reading) — without ever holding a traffic key.
+/// (a peer that stops reading) — without ever holding a traffic key. Its own resources are bounded too: sessions,
+/// bytes buffered across sessions, registrations per peer address, a silent socket (idle timeout) and a peer that
+/// never answers the relay's close (close timeout).
 public final class ConnectRelay: @unchecked Sendable {
     public let configuration: ConnectRelayConfiguration
     private let lock = Lock()
     private var sessions: [[UInt8]: RelaySession] = [:]
+    private let budget: RelayBufferBudget
+    private var registrations: RegistrationRateLimiter
+    /// Sockets the relay has sent its close to, and when they are dropped if the peer has not answered.
+    private var closing: [ObjectIdentifier: (socket: WebSocketConnection, deadline: Date)] = [:]
+    private var servedSockets = 0
     private let onEvent: @Sendable (ConnectRelayEvent) -> Void
     private weak var server: HTTPServer?
     private let sweeperStop = Condition()
@@ -37,6 +44,8 @@ public final class ConnectRelay: @unchecked Sendable {
     public init(configuration: ConnectRelayConfiguration, onEvent: @escaping @Sendable (ConnectRelayEvent) -> Void = { _ in }) {
         self.configuration = configuration
         self.onEvent = onEvent
+        budget = RelayBufferBudget(limit: configuration.maxBufferedBytes)
+        registrations = RegistrationRateLimiter(perMinute: configuration.registrationsPerMinute)
     }
 
     /// Adds the Connect routes to `server` and starts the TTL/heartbeat sweeper. `publicURL` is this relay's base URL.
@@ -52,6 +61,9 @@ public final class ConnectRelay: @unchecked Sendable {
         // a send waits for it at most Torii's delivery timeout, min(heartbeat, 1 s); then the session ends.
         options.maxPendingOutboundBytes = 2 * configuration.sessionBufferMaxBytes + configuration.frameMaxBytes
         options.sendTimeout = min(configuration.heartbeatInterval, 1)
+        // No socket holds its thread forever: silence ends it, and so does ignoring the relay's close.
+        options.idleTimeout = configuration.socketIdleTimeout
+        options.closeTimeout = configuration.closeTimeout
         server.webSocket("/v1/connect/ws", options: options, gate: { [self] request in gate(request) },
                          subprotocol: { offered, _ in offered.first { $0.hasPrefix(ConnectURI.subprotocolPrefix) } },
                          handler: { [self] socket, request in serve(socket, request) })
@@ -68,9 +80,19 @@ public final class ConnectRelay: @unchecked Sendable {
 
     public var sessionCount: Int { lock.withLock { sessions.count } }
 
+    /// WebSockets the relay is serving now (each holds a thread until it is closed and reclaimed).
+    public var openSocketCount: Int { lock.withLock { servedSockets } }
+
+    /// Bytes buffered for absent peers across all sessions.
+    public var bufferedByteCount: Int { lock.withLock { budget.used } }
+
     // MARK: - POST /v1/connect/session
 
     private func register(_ request: HTTPServerRequest) -> HTTPServerResponse {
+        let address = RegistrationRateLimiter.host(of: request.remoteAddress)
+        guard lock.withLock({ registrations.allow(address, now: Date()) }) else {
+            return refuse(nil, 429, "connect: per-ip registration rate (\(configuration.registrationsPerMinute) a minute)")
+        }
         let json: JSONValue
         do {
             json = try JSONValue.parse(request.body, limits: JSONLimits(maxDepth: 4, maxBytes: 16 << 10))
@@ -115,7 +137,7 @@ public final class ConnectRelay: @unchecked Sendable {
         let created: Bool = lock.withLock {
             guard sessions[sid] == nil, sessions.count < configuration.maxSessions else { return false }
             sessions[sid] = RelaySession(sid: sid, generation: generation, constraints: constraints, appPublicKey: appPublicKey, tokens: tokens,
-                                         relayToken: relayToken, configuration: configuration, now: now)
+                                         relayToken: relayToken, configuration: configuration, budget: budget, now: now)
             return true
         }
         guard created else {
@@ -247,6 +269,17 @@ public final class ConnectRelay: @unchecked Sendable {
     }
 
     private func serve(_ socket: WebSocketConnection, _ request: HTTPServerRequest) {
+        var joined: Join?
+        lock.withLock { servedSockets += 1 }
+        // The socket stops counting before `detached` is reported, so a listener that saw the event sees the count.
+        defer {
+            lock.withLock {
+                servedSockets -= 1
+                closing[ObjectIdentifier(socket)] = nil
+                if let joined { sessions[joined.sid]?.detach(socket, role: joined.role) }
+            }
+            if let joined { onEvent(.detached(sid: ConnectText.base64URL(joined.sid), role: joined.role)) }
+        }
         guard case .success(let join) = parseJoin(request) else { return }
         let sidText = ConnectText.base64URL(join.sid)
         let attached: Bool = lock.withLock {
@@ -258,18 +291,16 @@ public final class ConnectRelay: @unchecked Sendable {
             _ = try? socket.close(code: WebSocketCloseCode(1008), reason: "connect: unknown sid", timeout: 1)
             return
         }
+        joined = join
         onEvent(.attached(sid: sidText, role: join.role))
         // What was buffered while this role was away goes out first; the peer's newer frames queue behind it.
         while let frames = lock.withLock({ sessions[join.sid]?.takeBuffered(for: join.role) }) {
             perform(frames.map { .send(socket, $0) }, sid: join.sid)
         }
-        defer {
-            lock.withLock { sessions[join.sid]?.detach(socket, role: join.role) }
-            onEvent(.detached(sid: sidText, role: join.role))
-        }
         while socket.isOpen {
             let message: WebSocketMessage
             do {
+                // Bounded by the idle timeout; a close the relay sent is bounded by the sweeper (close timeout).
                 message = try socket.receive()
             } catch {
                 return
@@ -305,7 +336,7 @@ public final class ConnectRelay: @unchecked Sendable {
     // MARK: - Timers
 
     private func sweep() {
-        let tick = max(0.05, min(1, min(configuration.sessionTTL, configuration.heartbeatInterval) / 4))
+        let tick = max(0.05, min(1, configuration.sessionTTL / 4, configuration.heartbeatInterval / 4, configuration.closeTimeout / 2))
         while true {
             let stop = sweeperStop.withLock { () -> Bool in
                 if !stopping { _ = sweeperStop.wait(until: Date(timeIntervalSinceNow: tick)) }
@@ -315,7 +346,13 @@ public final class ConnectRelay: @unchecked Sendable {
             let now = Date()
             var actions: [RelayAction] = []
             var events: [ConnectRelayEvent] = []
+            var unanswered: [WebSocketConnection] = []
             lock.withLock {
+                for (key, entry) in closing where entry.deadline <= now {
+                    unanswered.append(entry.socket)
+                    closing[key] = nil
+                }
+                if registrations.rememberedAddresses > 0 { registrations.forgetIdle(now: now) }
                 for (sid, session) in sessions {
                     if now.timeIntervalSince(session.lastActivity) > configuration.sessionTTL {
                         actions += session.expire(code: 4001, reason: "connect_ttl_expired")
@@ -330,6 +367,9 @@ public final class ConnectRelay: @unchecked Sendable {
                 }
             }
             events.forEach(onEvent)
+            // The peer never answered our close: drop the connection now (a zero timeout does not wait), which
+            // wakes its handler thread out of receive.
+            for socket in unanswered { _ = try? socket.close(code: .normal, timeout: 0) }
             // Closing waits for a slow peer's queue to drain; the timers of the other sessions must not.
             if !actions.isEmpty { DispatchQueue.global().async { [self, actions] in perform(actions, sid: nil) } }
         }
@@ -350,8 +390,12 @@ public final class ConnectRelay: @unchecked Sendable {
                     if error.kind == .limitExceeded { stalled = true }
                 }
             case .close(let socket, let code, let reason):
-                // The handler thread is blocked in receive: send our close and let it finish the handshake.
+                // The handler thread is blocked in receive: send our close and let it finish the handshake, which
+                // the sweeper cuts short if the peer has not answered within the close timeout.
                 try? socket.sendClose(code: WebSocketCloseCode(code), reason: reason)
+                let deadline = Date(timeIntervalSinceNow: configuration.closeTimeout)
+                // An entry for a socket whose handler has already ended lasts only until its deadline.
+                lock.withLock { if socket.isOpen { closing[ObjectIdentifier(socket)] = (socket, deadline) } }
             }
         }
         if stalled, let sid { terminate(sid: sid, reason: "connect_delivery_timeout") }

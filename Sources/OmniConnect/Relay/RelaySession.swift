@@ -20,9 +20,32 @@ public struct ConnectRelayConfiguration: Sendable {
     public var sessionBufferMaxBytes = 262_144
     public var dedupeTTL: Double = 120
     public var dedupeCapacity = 8192
+    /// Sessions registered at once; more registrations are refused until some end.
     public var maxSessions = 10_000
+    /// Bytes buffered for absent peers across all sessions (each session also stays within
+    /// `sessionBufferMaxBytes`); a frame that would pass it ends its session with `connect_relay_buffer_full`.
+    public var maxBufferedBytes = 64 << 20
+    /// Session registrations one peer address may make per minute (a burst of as many, refilled evenly); the
+    /// registration POST is unauthenticated.
+    public var registrationsPerMinute = 120
+    /// Seconds a socket may stay silent (not one byte) before it is closed with 1001; nil never.
+    public var socketIdleTimeout: Double? = 300
+    /// Seconds a peer has to answer the relay's WebSocket close before its socket is dropped.
+    public var closeTimeout: Double = 5
 
     public init() {}
+}
+
+/// The relay-wide count of bytes buffered for absent peers. Only touched under the relay's lock.
+final class RelayBufferBudget {
+    let limit: Int
+    private(set) var used = 0
+
+    init(limit: Int) { self.limit = limit }
+
+    func fits(_ count: Int) -> Bool { used + count <= limit }
+    func take(_ count: Int) { used += count }
+    func release(_ count: Int) { used -= count }
 }
 
 /// One side effect the relay performs after deciding (outside its lock: sends may block).
@@ -48,6 +71,7 @@ final class RelaySession {
     let relayToken: String?
     let codec: ConnectCodec
     let configuration: ConnectRelayConfiguration
+    private let budget: RelayBufferBudget
     private var tokenHashes: [ConnectTokenKind: [UInt8]]
     private(set) var consumedRoles: Set<ConnectRole> = []
     private(set) var sockets: [ConnectRole: WebSocketConnection] = [:]
@@ -67,13 +91,14 @@ final class RelaySession {
     private(set) var terminated = false
 
     init(sid: [UInt8], generation: ConnectGeneration, constraints: ConnectConstraints, appPublicKey: [UInt8]?, tokens: [ConnectTokenKind: String],
-         relayToken: String?, configuration: ConnectRelayConfiguration, now: Date) {
+         relayToken: String?, configuration: ConnectRelayConfiguration, budget: RelayBufferBudget, now: Date) {
         self.sid = sid
         self.generation = generation
         self.constraints = constraints
         self.appPublicKey = appPublicKey
         self.relayToken = relayToken
         self.configuration = configuration
+        self.budget = budget
         codec = ConnectCodec(generation: generation, maxFrameBytes: configuration.frameMaxBytes)
         tokenHashes = tokens.mapValues { _ in [] }
         for (kind, token) in tokens { tokenHashes[kind] = ConnectCrypto.tokenHash(kind: kind, sid: sid, token: token) }
@@ -110,7 +135,9 @@ final class RelaySession {
             flushing.remove(role)
             return nil
         }
-        bufferedBytes -= pending.reduce(0) { $0 + $1.count }
+        let count = pending.reduce(0) { $0 + $1.count }
+        bufferedBytes -= count
+        budget.release(count)
         return pending
     }
 
@@ -136,6 +163,10 @@ final class RelaySession {
             return (.dropped("frame for another sid"), closeSender(role, code: 1008, reason: "connect: sid mismatch"))
         }
         guard frame.direction == role.outbound else { return terminate("connect_role_direction_mismatch") }
+        // Close 4002 is the relay's own termination notice (peers accept it outside the sequence): no client may send it.
+        if case .control(.close(let close)) = frame.kind, close.code == ConnectClose.controlCloseCode {
+            return terminate("connect_role_direction_mismatch")
+        }
         if let violation = ownershipViolation(frame, from: role) { return terminate(violation) }
 
         let last = lastSequence[frame.direction] ?? 0
@@ -226,9 +257,18 @@ final class RelaySession {
     private func deliver(_ bytes: [UInt8], to role: ConnectRole) -> (RelayDisposition, [RelayAction]) {
         if let socket = sockets[role], socket.isOpen, !flushing.contains(role) { return (.relayed, [.send(socket, bytes)]) }
         guard bufferedBytes + bytes.count <= configuration.sessionBufferMaxBytes else { return terminate("connect_buffer_overflow") }
+        guard budget.fits(bytes.count) else { return terminate("connect_relay_buffer_full") }
         buffers[role, default: []].append(bytes)
         bufferedBytes += bytes.count
+        budget.take(bytes.count)
         return (.buffered, [])
+    }
+
+    /// Gives the buffered frames' bytes back to the relay's budget (the session has ended).
+    private func releaseBuffers() {
+        budget.release(bufferedBytes)
+        bufferedBytes = 0
+        buffers = [:]
     }
 
     // MARK: - Termination
@@ -238,6 +278,7 @@ final class RelaySession {
     func terminate(_ reason: String) -> (RelayDisposition, [RelayAction]) {
         guard !terminated else { return (.terminated(reason), []) }
         terminated = true
+        releaseBuffers()
         var actions: [RelayAction] = []
         for (role, socket) in sockets.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             let direction = role.inbound
@@ -255,6 +296,7 @@ final class RelaySession {
     /// Closes every socket with a WebSocket close code (4001 TTL) without a Close frame.
     func expire(code: UInt16, reason: String) -> [RelayAction] {
         terminated = true
+        releaseBuffers()
         defer { sockets = [:] }
         return sockets.values.map { .close($0, code: code, reason: reason) }
     }
@@ -291,6 +333,9 @@ final class RelaySession {
             "opened": .bool(opened),
             "approved": .bool(approved),
             "buffered_frames": .int(bufferedFrameCount),
+            "buffered_bytes": .int(bufferedBytes),
+            "pending_pings_app": .int(pendingPings[.app]?.count ?? 0),
+            "pending_pings_wallet": .int(pendingPings[.wallet]?.count ?? 0),
             "last_seq_app_to_wallet": .int(lastSequence[.appToWallet] ?? 0),
             "last_seq_wallet_to_app": .int(lastSequence[.walletToApp] ?? 0),
             "idle_ms": .int(Int(now.timeIntervalSince(lastActivity) * 1000)),
