@@ -208,6 +208,19 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     }
 }
 
+@Suite struct PromptTests {
+    @Test func promptsOnlyOnATerminalAndNeverHang() {
+        let yes = run(["confirm"], stdin: "y\n", tty: true, tool: Framework.tool)
+        #expect(yes.status == 0 && yes.stderr.contains("Really? [y/N]"), "\(yes.stderr)")
+        #expect(run(["confirm"], stdin: "n\n", tty: true, tool: Framework.tool).status == 1)
+        let script = run(["confirm"], stdin: "y\n", tty: false, tool: Framework.tool)
+        #expect(script.status == 2 && script.stderr.contains("add --yes"), "\(script.stderr)")
+        let disabled = run(["confirm", "--no-input"], stdin: "y\n", tty: true, tool: Framework.tool)
+        #expect(disabled.status == 2, "--no-input never asks")
+        #expect(run(["confirm", "--yes"], tool: Framework.tool).status == 0)
+    }
+}
+
 @Suite struct InterruptTests {
     @Test func anInterruptedCommandExits130ForSIGINTAnd143ForSIGTERM() {
         let int = tool(["interrupted", "int", "-o", "json"])

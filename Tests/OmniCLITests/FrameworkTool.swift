@@ -121,10 +121,16 @@ enum Framework {
         }
     }
 
+    static let sure = Flag("yes", help: "Answer yes.")
+    static let confirmCommand = Command("confirm", abstract: "Ask before acting.", options: [sure]) { invocation in
+        let yes = try invocation.value(sure) || invocation.confirm("Really?", override: sure)
+        return .output(SimpleOutput(text: yes ? "done" : "kept", json: ["done": .bool(yes)]), exitCode: yes ? .ok : .failure)
+    }
+
     static let tool = CommandLineTool(
         name: "tool", version: "1.0",
         root: Command("tool", abstract: "Framework test tool.", subcommands: [
-            files, lines, stream, relations, exactlyOne, time, choose, interrupted, say, table, named, batch, judge,
+            files, lines, stream, relations, exactlyOne, time, choose, interrupted, say, table, named, batch, judge, confirmCommand,
         ]),
         completers: ["names": { _ in ["alice", "bob"] }],
         errorMapper: { _ in nil })

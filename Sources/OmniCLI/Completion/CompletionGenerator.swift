@@ -165,23 +165,24 @@ struct CompletionGenerator {
         out += "        *) reply=();;\n    esac\n}\n"
         out += """
         \(fn)() {
-            local path="\(toolName)" i word
+            # Not "path": zsh ties $path to $PATH, and the program could no longer be found.
+            local cmdpath="\(toolName)" i word
             local -a reply subs
             for ((i = 2; i < CURRENT; i++)); do
                 word="${words[i]}"
                 if [[ "$word" == -* ]]; then
                     [[ "$word" == *=* ]] && continue
-                    \(fn)_option_values "$path" "$word"
+                    \(fn)_option_values "$cmdpath" "$word"
                     (( ${#reply} )) && ((i++))
                     continue
                 fi
-                \(fn)_subcommands "$path"
+                \(fn)_subcommands "$cmdpath"
                 subs=(${reply%%:*})
-                (( ${subs[(Ie)$word]} )) && path="$path $word"
+                (( ${subs[(Ie)$word]} )) && cmdpath="$cmdpath $word"
             done
             local prev="${words[CURRENT-1]}"
             if (( CURRENT > 2 )) && [[ "$prev" == -* ]]; then
-                \(fn)_option_values "$path" "$prev"
+                \(fn)_option_values "$cmdpath" "$prev"
                 case "${reply[1]}" in
                     "") ;;
                     __file__) _files; return ;;
@@ -195,10 +196,10 @@ struct CompletionGenerator {
                 esac
             fi
             if [[ "${words[CURRENT]}" == -* ]]; then
-                \(fn)_options "$path"
+                \(fn)_options "$cmdpath"
                 _describe -t options 'option' reply
             else
-                \(fn)_subcommands "$path"
+                \(fn)_subcommands "$cmdpath"
                 if (( ${#reply} )); then
                     _describe -t commands 'command' reply
                 else

@@ -13,6 +13,8 @@ public final class Invocation: @unchecked Sendable {
     public let outputFormat: OutputFormat
     public let quiet: Bool
     public let verbose: Bool
+    /// `--no-input`: never prompt.
+    public let noInput: Bool
     /// Colour for stdout and stderr, decided per stream.
     public let stdoutStyle: TextStyle
     public let stderrStyle: TextStyle
@@ -22,7 +24,7 @@ public final class Invocation: @unchecked Sendable {
     let stream: ItemStream
 
     init(tool: CommandLineTool, parsed: ParsedCommandLine, environment: [String: String], streams: StandardStreams,
-         configuration: Configuration, outputFormat: OutputFormat, quiet: Bool, verbose: Bool,
+         configuration: Configuration, outputFormat: OutputFormat, quiet: Bool, verbose: Bool, noInput: Bool = false,
          stdoutStyle: TextStyle, stderrStyle: TextStyle, interrupts: Interrupts) {
         self.parsed = parsed
         self.environment = environment
@@ -31,6 +33,7 @@ public final class Invocation: @unchecked Sendable {
         self.outputFormat = outputFormat
         self.quiet = quiet
         self.verbose = verbose
+        self.noInput = noInput
         self.stdoutStyle = stdoutStyle
         self.stderrStyle = stderrStyle
         self.interrupts = interrupts
@@ -346,6 +349,31 @@ public final class Invocation: @unchecked Sendable {
     public func detail(_ message: String) {
         guard verbose, !quiet else { return }
         streams.err(TerminalText.sanitized(stderrStyle.dim(message), styled: stderrStyle.colorEnabled) + "\n")
+    }
+
+    /// Whether the user can be asked: stdin and stderr are terminals and prompts are not disabled (`--no-input`).
+    public var canPrompt: Bool { streams.stdinIsTerminal && streams.stderrIsTerminal && !noInput }
+
+    /// Asks a yes/no question on stderr and reads the answer; only "y" or "yes" is yes. Without a terminal (or with
+    /// `--no-input`) nothing is asked: a usage error names `override`, the flag that answers in advance — a prompt
+    /// is never required and never hangs a script.
+    public func confirm(_ question: String, override: some OptionDeclaration) throws -> Bool {
+        guard canPrompt else {
+            throw CLIError.usage("\(question.trimmingWhitespaceAndNewlines()) — there is no terminal to ask on; add \(override.spec.longFlag)",
+                                 commandPath: commandPath)
+        }
+        streams.err(TerminalText.sanitized(question, styled: false) + " [y/N] ")
+        let answer = (streams.readAnswer() ?? "").trimmingWhitespaceAndNewlines().lowercased()
+        return answer == "y" || answer == "yes"
+    }
+
+    /// Asks a yes/no question when a terminal is there; nil when it is not (the caller decides: a host policy's
+    /// "prompt" means deny without a terminal).
+    public func ask(_ question: String) -> Bool? {
+        guard canPrompt else { return nil }
+        streams.err(TerminalText.sanitized(question, styled: false) + " [y/N] ")
+        let answer = (streams.readAnswer() ?? "").trimmingWhitespaceAndNewlines().lowercased()
+        return answer == "y" || answer == "yes"
     }
 
     /// A progress indicator on stderr, shown only when stderr is a terminal, not quiet, and not in json mode.

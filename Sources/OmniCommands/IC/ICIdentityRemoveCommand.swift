@@ -28,14 +28,9 @@ enum ICIdentityRemoveCommand {
         // Reading it first shows which principal is about to go; an unreadable file may still be removed.
         let principal = (try? store.load(identityName))?.principal
         if !(try invocation.value(yes)) {
-            guard invocation.streams.stdinIsTerminal else {
-                throw CLIError.usage("refusing to delete identity \"\(identityName)\" without confirmation; add --yes",
-                                     commandPath: invocation.commandPath)
-            }
-            invocation.streams.err("Delete identity \"\(identityName)\"" + (principal.map { " (\($0.text))" } ?? "")
-                                   + " and its private key? This cannot be undone. [y/N] ")
-            let answer = (readLine() ?? "").trimmingWhitespace().lowercased()
-            guard answer == "y" || answer == "yes" else {
+            let question = "Delete identity \"\(identityName)\"" + (principal.map { " (\($0.text))" } ?? "")
+                + " and its private key? This cannot be undone."
+            guard try invocation.confirm(question, override: yes) else {
                 return .output(SimpleOutput(text: "not deleted", json: .object(["name": .string(identityName), "removed": false])),
                                exitCode: .failure)
             }
