@@ -67,21 +67,6 @@ public struct Command: Sendable {
         children = Children(build)
     }
 
-    /// Transitional: argument lists given as specs (`argument.spec`); new code passes the declarations.
-    @available(*, deprecated, message: "pass the argument declarations, not their specs")
-    public init(
-        _ name: String, abstract: String, discussion: String? = nil,
-        options: [any OptionDeclaration] = [], arguments: [ArgumentSpec],
-        subcommands: [Command] = [], examples: [Example] = [], aliases: [String] = [],
-        section: String? = nil, hidden: Bool = false, outputAliases: [OutputAlias] = [],
-        streaming: Streaming = .never, body: Body? = nil
-    ) {
-        self.init(name, abstract: abstract, discussion: discussion, options: options, arguments: [any ArgumentDeclaration](),
-                  subcommands: subcommands, examples: examples, aliases: aliases, section: section, hidden: hidden,
-                  outputAliases: outputAliases, streaming: streaming, body: body)
-        self.arguments = arguments
-    }
-
     public var isRunnable: Bool { body != nil }
     public var visibleSubcommands: [Command] { subcommands.filter { !$0.hidden } }
     public var visibleOptions: [OptionSpec] { options.filter { !$0.hidden } }
@@ -121,7 +106,7 @@ final class Children: @unchecked Sendable {
 }
 
 /// When a command's output is a stream of items rather than one result.
-public struct Streaming: Sendable, ExpressibleByBooleanLiteral {
+public struct Streaming: Sendable {
     /// The parameter whose presence on the command line makes the output a stream (`--batch FILE`); nil: always.
     let trigger: String?
     let always: Bool
@@ -134,7 +119,6 @@ public struct Streaming: Sendable, ExpressibleByBooleanLiteral {
         Streaming(trigger: parameter.parameterKey, always: false)
     }
 
-    public init(booleanLiteral value: Bool) { self = value ? .always : .never }
     init(trigger: String?, always: Bool) {
         self.trigger = trigger
         self.always = always

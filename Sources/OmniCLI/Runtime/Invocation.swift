@@ -55,7 +55,7 @@ public final class Invocation: @unchecked Sendable {
 
     /// The option's value: command line, then environment, then config file. Nil when none applies.
     public func value<T>(_ option: Option<T>) throws -> T? {
-        guard let (text, origin) = try rawValue(option.spec) else { return option.legacyDefault }
+        guard let (text, origin) = try rawValue(option.spec) else { return nil }
         return try convert(text, as: T.self, spec: option.spec, origin: origin)
     }
 
@@ -379,34 +379,6 @@ public final class Invocation: @unchecked Sendable {
     /// A progress indicator on stderr, shown only when stderr is a terminal, not quiet, and not in json mode.
     public func progress(_ title: String) -> Progress {
         Progress(title: title, enabled: streams.stderrIsTerminal && !quiet && outputFormat == .text, streams: streams)
-    }
-
-    // MARK: - Transitional spellings (removed once every command reads typed parameters)
-
-    @available(*, deprecated, message: "use RequiredOption and value(_:)")
-    public func require<T>(_ option: Option<T>) throws -> T {
-        guard let value = try value(option) else { throw missing(option.spec) }
-        return value
-    }
-
-    @available(*, deprecated, message: "use RepeatedOption and value(_:)")
-    public func values<T>(_ option: Option<T>) throws -> [T] {
-        let values: [T] = try repeatedValues(option.spec)
-        if values.isEmpty, let fallback = option.legacyDefault { return [fallback] }
-        return values
-    }
-
-    @available(*, deprecated, message: "use value(_:)")
-    public func flag(_ flag: Flag) throws -> Bool { try value(flag) }
-
-    @available(*, deprecated, message: "use value(_:) with Argument, OptionalArgument")
-    public func argument<T>(_ argument: Argument<T>) throws -> T? {
-        try positional(argument.spec).first.map { try convert($0, spec: argument.spec, as: T.self) }
-    }
-
-    @available(*, deprecated, message: "use VariadicArgument and value(_:)")
-    public func arguments<T>(_ argument: Argument<T>) throws -> [T] {
-        try positional(argument.spec).map { try convert($0, spec: argument.spec, as: T.self) }
     }
 }
 
