@@ -45,7 +45,7 @@ public enum ICCommands {
             [ICIdentityNewCommand.command, ICIdentityListCommand.command, ICIdentityUseCommand.command,
              ICIdentityWhoamiCommand.command, ICIdentityPrincipalCommand.command, ICIdentityShowCommand.command,
              ICIdentityImportCommand.command, ICIdentityExportCommand.command, ICIdentityRemoveCommand.command,
-             ICIdentityDelegateCommand.command, ICIdentityVerifyDelegationCommand.command]
+             ICIdentityDelegateCommand.command, ICIdentityLoginCommand.command, ICIdentityVerifyDelegationCommand.command]
         }
     }
 
