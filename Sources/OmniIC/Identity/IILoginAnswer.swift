@@ -18,15 +18,19 @@ public enum IILoginAnswer: Sendable, Equatable {
         guard json.objectValue != nil else { throw ICError.malformed("the answer is not a JSON object", location: "answer") }
         switch json["kind"]?.stringValue {
         case "authorize-client-success":
-            guard let userKey = json["userPublicKey"], userKey.stringValue != nil else {
+            guard let userKeyText = json["userPublicKey"]?.stringValue else {
                 throw ICError.malformed("userPublicKey is missing or not a hex string", location: "answer.userPublicKey")
+            }
+            let userKey: [UInt8]
+            do { userKey = try Hex.decode(userKeyText, allowPrefix: true) } catch {
+                throw ICError.malformed("userPublicKey is not hex: \(error.summary)", location: "answer.userPublicKey")
             }
             guard let delegations = json["delegations"], delegations.arrayValue != nil else {
                 throw ICError.malformed("delegations is missing or not an array", location: "answer.delegations")
             }
             let chain: DelegationChain
             do {
-                chain = try DelegationChain(json: .object(["publicKey": userKey, "delegations": delegations]))
+                chain = try DelegationChain(json: .object(["publicKey": .string(Hex.encode(userKey)), "delegations": delegations]))
             } catch {
                 throw error.labelled("Internet Identity's answer", location: error.location ?? "answer.delegations")
             }
