@@ -34,11 +34,14 @@ debug: deps build-info
 deps:
 	@if ! pkg-config --exists $(PKG_CONFIG_MODULES) 2>/dev/null; then $(call apt_install,$(APT_PACKAGES)); fi
 
-# What the tests run besides omni: zsh and fish (completion scripts are checked in real shells) and the Python
-# peers for the differential tests. Only what is missing is installed.
+# What the tests run besides omni: zsh and fish (completion scripts are checked in real shells), Chromium (the
+# Internet Identity login round trip runs in it, headless) and the Python peers for the differential tests. Only
+# what is missing is installed. Without a way to install Chromium its tests skip (with a note), they do not fail.
 TEST_APT_PACKAGES := zsh fish
 test-deps: deps
 	@if ! command -v zsh >/dev/null || ! command -v fish >/dev/null; then $(call apt_install,$(TEST_APT_PACKAGES)); fi
+	@if ! command -v chromium >/dev/null; then ( $(call apt_install,chromium) ) || \
+	  echo "note: chromium is not installed; the Internet Identity login tests will be skipped"; fi
 	@$(PYTHON) -c "import websockets, cbor2, pyblst, sr25519, cryptography, ic, segno, scalecodec" 2>/dev/null || \
 	  $(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/Peers/requirements.txt
 
