@@ -6,7 +6,7 @@ _omni_subcommands() {
         'omni ic') echo 'query call request-status read-state metadata status send principal account-id account identity certificate sign bls';;
         'omni ic principal') echo 'parse from-key from-bytes anonymous management';;
         'omni ic account') echo 'encode decode';;
-        'omni ic identity') echo 'new list use whoami principal show import export remove delegate verify-delegation';;
+        'omni ic identity') echo 'new list use whoami principal show import export remove delegate login verify-delegation';;
         'omni ic certificate') echo 'verify';;
         'omni ic bls') echo 'verify';;
         'omni connect') echo 'app wallet relay session uri frame keygen sid derive-keys';;
@@ -59,6 +59,7 @@ _omni_options() {
         'omni ic identity export') echo '--show-private-key --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic identity remove') echo '--yes -y --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic identity delegate') echo '--out-file --save --lifetime --target --force --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic identity login') echo '--ii-url --derivation-origin --targets --ttl --listen --no-open --timeout --root-key --force --use --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic identity verify-delegation') echo '--at --canister --root-key --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic certificate') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic certificate verify') echo '--input-format --canister --subnet --root-key --at --time-tolerance --lookup --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
@@ -440,6 +441,19 @@ _omni_option_values() {
         'omni ic identity delegate|--config') echo '__file__';;
         'omni ic identity delegate|--profile') echo '__value__';;
         'omni ic identity delegate|--identity') echo '__dynamic__:identities';;
+        'omni ic identity login|--ii-url') echo '__value__';;
+        'omni ic identity login|--derivation-origin') echo '__value__';;
+        'omni ic identity login|--targets') echo '__value__';;
+        'omni ic identity login|--ttl') echo '__value__';;
+        'omni ic identity login|--listen') echo '__value__';;
+        'omni ic identity login|--timeout') echo '__value__';;
+        'omni ic identity login|--root-key') echo '__value__';;
+        'omni ic identity login|--output') echo 'text json jsonl';;
+        'omni ic identity login|-o') echo 'text json jsonl';;
+        'omni ic identity login|--color') echo 'auto always never';;
+        'omni ic identity login|--config') echo '__file__';;
+        'omni ic identity login|--profile') echo '__value__';;
+        'omni ic identity login|--identity') echo '__dynamic__:identities';;
         'omni ic identity verify-delegation|--at') echo '__value__';;
         'omni ic identity verify-delegation|--canister') echo '__value__';;
         'omni ic identity verify-delegation|--root-key') echo '__value__';;
