@@ -77,7 +77,8 @@ def point_from_uniform(bytes64):
 
 
 def point_is_valid(point):
-    return len(point) == 32 and _sodium.crypto_core_ristretto255_is_valid_point(point) == 1
+    # libsodium 1.0.18 ignores bit 255 when it checks canonicity; RFC 9496 and curve25519-dalek refuse it.
+    return len(point) == 32 and point[31] & 0x80 == 0 and _sodium.crypto_core_ristretto255_is_valid_point(point) == 1
 
 
 def wide_scalar(bytes64):
@@ -151,12 +152,15 @@ def op_vrf_verify(request):
 # --- sr25519 through schnorrkel ---------------------------------------------------------------------------------
 
 def chain_code(name):
-    """Substrate's junction chain code, with scalecodec doing the SCALE: all-ASCII-digit names that fit u64 as
-    u64, everything else as str; zero-padded to 32 bytes or BLAKE2b-256 when longer."""
+    """Substrate's junction chain code (sp-core `DeriveJunction::from`), with scalecodec doing the SCALE:
+    all-ASCII-digit names that fit u64 as u64, everything else as str; zero-padded to 32 bytes or BLAKE2b-256 when
+    longer. The str is written as Compact<u32> length + UTF-8, because scalecodec's own `str` encoder takes text
+    starting with 0x for hex bytes, which sp-core does not."""
     if name and all("0" <= ch <= "9" for ch in name) and int(name) < 2 ** 64:
         encoded = bytes(_scale.create_scale_object("u64").encode(int(name)).data)
     else:
-        encoded = bytes(_scale.create_scale_object("str").encode(name).data)
+        text = name.encode("utf-8")
+        encoded = bytes(_scale.create_scale_object("Compact<u32>").encode(len(text)).data) + text
     if len(encoded) > 32:
         return hashlib.blake2b(encoded, digest_size=32).digest()
     return encoded + bytes(32 - len(encoded))
