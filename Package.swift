@@ -30,7 +30,7 @@ var commandLayer: [Target] { [
     .target(name: "OmniCLI", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: librarySettings),
     .target(name: "OmniCommands", dependencies: [
         "OmniCLI", "OmniCodec", "OmniSystem", "OmniCrypto", "OmniTransport", "COmniShims",
-        "OmniCandid", "OmniBLS", "OmniIC", "OmniConnect", "OmniAttest",
+        "OmniCandid", "OmniBLS", "OmniIC", "OmniConnect", "OmniAttest", "OmniTruAPI",
     ], swiftSettings: librarySettings),
 ] }
 
@@ -39,6 +39,7 @@ var domains: [Target] { [
     .target(name: "OmniCandid", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: librarySettings),
     .target(name: "OmniBLS", dependencies: ["CBLS12381", "OmniCodec", "OmniCrypto"], swiftSettings: librarySettings),
     .target(name: "OmniConnect", dependencies: ["OmniCodec", "OmniCrypto", "OmniTransport", "OmniSystem"], swiftSettings: librarySettings),
+    .target(name: "OmniTruAPI", dependencies: ["OmniCodec", "OmniCrypto", "OmniSystem"], swiftSettings: librarySettings),
     .target(name: "OmniAttest", dependencies: ["OmniCodec", "OmniCrypto", "CSQLite"], swiftSettings: librarySettings),
     .target(name: "OmniIC", dependencies: ["OmniCodec", "OmniCrypto", "OmniBLS", "OmniCandid", "OmniSystem", "OmniTransport"],
             swiftSettings: librarySettings),
@@ -73,6 +74,7 @@ var tests: [Target] { [
     .testTarget(name: "OmniCLITests", dependencies: ["OmniCLI", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniCandidTests", dependencies: ["OmniCandid", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniBLSTests", dependencies: ["OmniBLS", "OmniCrypto", "OmniTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "OmniTruAPITests", dependencies: ["OmniTruAPI", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniConnectTests", dependencies: ["OmniConnect", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniAttestTests", dependencies: ["OmniAttest", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniICTests", dependencies: ["OmniIC", "OmniTestSupport"], swiftSettings: swiftSettings),

@@ -1,3 +1,5 @@
+import OmniCodec
+
 /// The crypto of a TrUAPI signing host (a local session: `../shared/reference/truapi.md` §7), as the reference
 /// derives it from the session's raw BIP-39 entropy. Pure functions of bytes; product-id normalisation (trim, NFC,
 /// lower-case), permissions and the wire types belong to the TrUAPI target, which calls these with normalised ids.
@@ -251,8 +253,9 @@ public enum SigningHost {
         guard signature.count == Sr25519.signatureByteCount else {
             throw CryptoError(.invalidInput, "sr25519 signature must be 64 bytes, got \(signature.count)")
         }
-        let body = [0x84, 0x00] + signer.rawRepresentation + [0x01] + signature + extra + call
-        return SCALECompactLength.encode(body.count) + body
+        var extrinsic = SCALEWriter(capacity: 104 + extra.count + call.count)
+        extrinsic.bytes([0x84, 0x00] + signer.rawRepresentation + [0x01] + signature + extra + call)
+        return extrinsic.bytes
     }
 
     private static func hexValue(_ character: UInt8) -> UInt8? {

@@ -274,13 +274,13 @@ public enum Sr25519 {
         /// string (compact length, then UTF-8). The encoding is zero-padded to 32 bytes, or replaced by its
         /// BLAKE2b-256 when longer than 32.
         public init(junction name: String) {
-            let encoding: [UInt8]
+            var encoding = SCALEWriter(capacity: name.utf8.count + 4)
             if !name.isEmpty, name.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = UInt64(name) {
-                encoding = withUnsafeBytes(of: number.littleEndian) { Array($0) }
+                encoding.u64(number)
             } else {
-                encoding = SCALECompactLength.encode(name.utf8.count) + Array(name.utf8)
+                encoding.string(name)
             }
-            self.init(encodedJunction: encoding)
+            self.init(encodedJunction: encoding.bytes)
         }
 
         /// The chain code of an already SCALE-encoded junction value (padded, or hashed when over 32 bytes).
@@ -399,26 +399,4 @@ enum SchnorrkelLabel {
     static let derivationChainCode = Array("HDKD-chaincode".utf8)
     static let derivationHard = Array("HDKD-hard".utf8)
     static let derivationNonce = Array("HDKD-nonce".utf8)
-}
-
-/// SCALE's compact encoding of a length (the modes of the SCALE specification for values below 2³⁰, and the
-/// big-integer mode above). Private to this layer until a shared SCALE codec is on main.
-enum SCALECompactLength {
-    static func encode(_ value: Int) -> [UInt8] {
-        precondition(value >= 0)
-        switch value {
-        case 0..<(1 << 6):
-            return [UInt8(value << 2)]
-        case 0..<(1 << 14):
-            let word = UInt16(value << 2 | 0b01)
-            return [UInt8(word & 0xff), UInt8(word >> 8)]
-        case 0..<(1 << 30):
-            let word = UInt32(value << 2 | 0b10)
-            return (0..<4).map { UInt8(truncatingIfNeeded: word >> (8 * $0)) }
-        default:
-            var bytes = withUnsafeBytes(of: UInt64(value).littleEndian) { Array($0) }
-            while bytes.count > 4, bytes.last == 0 { bytes.removeLast() }
-            return [UInt8((bytes.count - 4) << 2 | 0b11)] + bytes
-        }
-    }
 }

@@ -11,6 +11,7 @@ let tool = CommandLineTool(
             CandidCommands.group,
             ICCommands.group,
             ConnectCommands.group,
+            TruAPICommands.group,
             AttestCommands.group,
             VersionCommand.command,
         ]),

@@ -29,42 +29,41 @@ public struct NoritoAnnotation: Sendable, Equatable {
 /// Reads Norito's default encoding from a byte array, refusing anything that does not consume its declared
 /// lengths exactly. Errors are `CodecError(format: "Norito")` with the absolute byte offset and the field path.
 public struct NoritoReader: Sendable {
-    private let bytes: [UInt8]
-    public private(set) var position: Int
-    /// End of the innermost field being read.
-    private var end: Int
-    private var path: [String] = []
+    /// The shared bounded cursor (also SCALE's); its window is the innermost field being read.
+    private var cursor: ByteCursor
     public let limits: NoritoLimits
     /// Filled only when annotations were requested.
     public private(set) var annotations: [NoritoAnnotation]?
 
     public init(_ bytes: [UInt8], limits: NoritoLimits = .default, recordAnnotations: Bool = false) {
-        self.bytes = bytes
-        position = 0
-        end = bytes.count
+        cursor = ByteCursor(bytes, format: "Norito", pathStyle: .dotted)
         self.limits = limits
         annotations = recordAnnotations ? [] : nil
     }
 
-    /// Bytes left in the innermost field.
-    public var remaining: Int { end - position }
+    public var position: Int { cursor.position }
 
-    public var pathDescription: String { path.joined(separator: ".") }
+    /// Bytes left in the innermost field.
+    public var remaining: Int { cursor.remaining }
+
+    public var pathDescription: String { cursor.pathDescription ?? "" }
+
+    private var path: [String] { cursor.path }
 
     // MARK: - Errors
 
     public func error(_ message: String, at offset: Int? = nil) -> CodecError {
-        CodecError(.malformed, format: "Norito", message, offset: offset ?? position, path: path.isEmpty ? nil : pathDescription)
+        cursor.error(message, at: offset)
     }
 
     private func limitError(_ message: String, at offset: Int) -> CodecError {
-        CodecError(.limitExceeded, format: "Norito", message, offset: offset, path: path.isEmpty ? nil : pathDescription)
+        cursor.limitError(message, at: offset)
     }
 
     /// Succeeds only when every byte of the input was consumed.
     public func finish() throws(CodecError) {
-        guard position == bytes.count else {
-            throw error("\(bytes.count - position) trailing bytes after the value")
+        guard cursor.position == cursor.bytes.count else {
+            throw error("\(cursor.bytes.count - cursor.position) trailing bytes after the value")
         }
     }
 
@@ -219,39 +218,26 @@ public struct NoritoReader: Sendable {
         guard path.count < limits.maxDepth else {
             throw limitError("nesting deeper than \(limits.maxDepth)", at: position)
         }
-        let outerEnd = end
-        end = position + length
-        path.append(name)
+        let outerEnd = try cursor.enterWindow(length: length, name)
+        cursor.push(name)
         let value = try body(&self)
-        guard position == end else {
-            throw error("\(end - position) unread bytes at the end of \(name)")
-        }
-        path.removeLast()
-        end = outerEnd
+        try cursor.leaveWindow(outerEnd, name)
+        cursor.pop()
         return value
     }
 
     // MARK: - Helpers
 
     private mutating func take(_ count: Int, _ name: String) throws(CodecError) -> ArraySlice<UInt8> {
-        guard count >= 0, count <= remaining else {
-            throw error("\(name): needs \(count) bytes, \(remaining) left")
-        }
-        defer { position += count }
-        return bytes[position..<(position + count)]
+        try cursor.take(count, name)
     }
 
     private mutating func takeByte(_ name: String) throws(CodecError) -> UInt8 {
-        guard remaining >= 1 else { throw error("\(name): needs 1 byte, 0 left") }
-        defer { position += 1 }
-        return bytes[position]
+        try cursor.byte(name)
     }
 
     private mutating func littleEndian(_ size: Int, _ name: String) throws(CodecError) -> UInt64 {
-        let slice = try take(size, name)
-        var value: UInt64 = 0
-        for (shift, byte) in slice.enumerated() { value |= UInt64(byte) << (8 * UInt64(shift)) }
-        return value
+        try cursor.littleEndian(size, name)
     }
 
     /// A `u64` length that must fit in what is left (each element `elementSize` bytes) and in the limits.

@@ -8,6 +8,7 @@ import OmniCrypto
 import OmniIC
 import OmniSystem
 import OmniTransport
+import OmniTruAPI
 
 /// The one place domain errors become what the user sees and the exit code (CLIError is handled by the
 /// framework itself). Kinds are stable snake_case strings for `--output json`.
@@ -54,6 +55,8 @@ public enum ErrorMapping {
             }
         case let error as ICError:
             return ic(error)
+        case let error as TruAPIError:
+            return truapi(error)
         case let error as SystemError:
             // A local file could not be written or read (permissions, disk full): the environment, not the input.
             return ErrorReport(kind: "file_system", message: error.description, exitCode: .configuration)
@@ -91,6 +94,9 @@ public enum ErrorMapping {
             return ErrorReport(kind: "malformed_input", message: error.description, exitCode: .malformedInput)
         case .verificationFailed:
             return ErrorReport(kind: "verification_failed", message: error.description, exitCode: .failure)
+        case .configuration where error.reason == .time:
+            // This machine's clock, not the identity store: the message says how far off it is and what to do.
+            return ErrorReport(kind: "configuration", message: error.description, exitCode: .configuration)
         case .configuration:
             return ErrorReport(kind: "configuration", message: error.description, exitCode: .configuration,
                                hint: error.reason == nil ? "see 'omni ic identity list'" : nil)
@@ -103,6 +109,20 @@ public enum ErrorMapping {
         case .internalFailure:
             return ErrorReport(kind: "internal", message: error.description, exitCode: .internalError)
         }
+    }
+
+    /// An Err answer is the method's negative answer (1); a framework error is the host refusing (4).
+    static func truapi(_ error: TruAPIError) -> ErrorReport {
+        let exitCode: ExitCode = switch error.kind {
+        case .malformed: .malformedInput
+        case .domainError: .failure
+        case .callError: .rejected
+        case .unauthorized: .unauthorized
+        case .network: .network
+        case .configuration: .configuration
+        }
+        return ErrorReport(kind: error.kind == .malformed ? "malformed_input" : error.kind.rawValue, message: error.description,
+                           exitCode: exitCode)
     }
 
     static func transport(_ error: TransportError) -> ErrorReport {

@@ -1,0 +1,91 @@
+import OmniCLI
+import OmniCodec
+import OmniTruAPI
+
+/// `omni truapi …`: the TrUAPI product ⇄ host protocol (frames, wire table; the bridge builds on these).
+public enum TruAPICommands {
+    public static var group: Command {
+        Command(
+            "truapi", abstract: "Speak TrUAPI, the product-host protocol of @parity/truapi: frames and the wire table.",
+            discussion: """
+                A TrUAPI product (a web app built on @parity/truapi) talks to its host in SCALE frames: a request id, \
+                a one-byte wire id naming the method and the frame kind, then the payload. omni speaks protocol \
+                \(TruAPITypes.protocolVersion) (truapi 229bb23): 'methods' lists the 69 methods, 'frame decode' and \
+                'frame encode' turn frames into JSON and back (the mapping is in 'omni help truapi-json').
+                """,
+            section: "Polkadot"
+        ) {
+            [TruAPIMethodsCommand.command, frameGroup]
+        }
+    }
+
+    static var frameGroup: Command {
+        Command("frame", abstract: "Decode and encode TrUAPI frames (hex, base64 or raw bytes ⇄ JSON).",
+                subcommands: [TruAPIFrameDecodeCommand.command, TruAPIFrameEncodeCommand.command])
+    }
+
+    /// How frame bytes are written on input.
+    enum ByteEncoding: String, CaseIterable, ArgumentValue { case hex, base64, binary }
+
+    /// `--method`/`--kind` for a bare payload (`--payload-only`).
+    static let method = Option<String>("method", valueName: "NAME", help: "The method a bare payload belongs to (see 'omni truapi methods').",
+                                       completion: .values(TruAPIWireTable.methods.map(\.name)))
+    static let kind = Option<TruAPIFrameKind>("kind", valueName: "KIND",
+                                              help: "The frame kind of a bare payload.",
+                                              absentMeans: "request, or start for a subscription")
+    static let payloadOnly = Flag("payload-only", help: "Work on the payload alone, without request id and wire id (give --method).")
+
+    /// The method and frame kind named by --method and --kind.
+    static func methodAndKind(_ invocation: Invocation) throws -> (TruAPIMethod, TruAPIFrameKind) {
+        let name = try invocation.value(method) ?? ""
+        guard let found = TruAPIWireTable.method(named: name) else {
+            throw CLIError.usage("--method: unknown method '\(name)' (see 'omni truapi methods')", commandPath: invocation.commandPath)
+        }
+        let frameKind = try invocation.value(kind) ?? (found.kind == .request ? .request : .start)
+        guard found.discriminant(of: frameKind) != nil else {
+            let kinds = found.discriminants.map(\.0.rawValue).joined(separator: ", ")
+            throw CLIError.usage("--kind: \(name) has no \(frameKind.rawValue) frame (its kinds: \(kinds))", commandPath: invocation.commandPath)
+        }
+        return (found, frameKind)
+    }
+
+    public static var jsonTopic: HelpTopic {
+        HelpTopic("truapi-json", abstract: "How TrUAPI frames and SCALE values map to JSON and back.", body: """
+            'omni truapi frame decode --output json' prints a frame as
+              {"request_id": "p:1", "discriminant": 0, "method": "system_handshake", "kind": "request",
+               "payload": {"codec_version": 1}, "payload_hex": "0x0001"}
+            and 'omni truapi frame encode' reads the same object back (discriminant, or method and kind; payload
+            and/or payload_hex: payload_hex alone is sent as it is, both must agree).
+
+            Values, by their SCALE type (Appendix A of the reference):
+              ()                              null
+              bool                            true / false
+              u8, u16, u32                    number: 255
+              u64, u128, Compact<u64>         decimal string: "18446744073709551615" (JSON numbers lose digits)
+              str                             string (strict UTF-8; "0x…" stays text)
+              bytes, [u8; N]                  0x-prefixed lowercase hex: "0xdeadbeef" (exactly N bytes)
+              Vec<T>, tuples                  array
+              Option<T>, OptionBool           null when absent, otherwise the value itself
+              struct                          object with the fields in declaration order
+              enum, unit variant              its name as a string: "Disconnected"
+              enum, other variants            {"Variant": payload}: a one-item tuple's item, a longer tuple as
+                                              an array, named fields as an object
+              Result                          {"Ok": value} or {"Err": error}
+              versioned envelope              the V1 content itself; another version as {"V2": content}
+
+            Payloads per frame kind:
+              request, start                  the request (V1 content); null for methods without arguments
+              response                        {"Ok": body} ({"Ok": null} for a unit Ok) or {"Err": call error}
+              receive                         the item
+              interrupt                       null when the stream just ended, else the call error
+              stop                            null
+            A call error is {"Domain": error} (the method's own error, e.g. {"Domain": "NotConnected"}),
+            "Denied", "Unsupported", {"MalformedFrame": {"reason": "…"}} or {"HostFailure": {"reason": "…"}}.
+
+            Reading JSON: every integer may also be a number or a decimal string and is range-checked; hex may
+            omit 0x; absent Option fields are None; unknown keys are errors; a unit variant may also be written
+            {"Variant": null}; {"V1": content} is accepted for an envelope. Option<Option<T>> does not occur in
+            the protocol (null could not tell its two Nones apart).
+            """)
+    }
+}
