@@ -138,8 +138,8 @@ public enum Sr25519 {
             self.init(secretScalar: secretScalar, nonceSeed: digest[32..<64])
         }
 
-        /// schnorrkel `SecretKey::from_bytes`: the canonical scalar ‖ the nonce seed, 64 bytes (the "secret key"
-        /// of py-sr25519-bindings and of Substrate's raw sr25519 seeds-less keys).
+        /// schnorrkel `SecretKey::from_bytes`: the canonical scalar ‖ the nonce seed, 64 bytes (what
+        /// py-sr25519-bindings calls the secret key). The scalar must be reduced modulo ℓ and non-zero.
         public init(secretKey: some Collection<UInt8>) throws(CryptoError) {
             guard secretKey.count == secretKeyByteCount else {
                 throw CryptoError(.invalidKey, "sr25519 secret key must be 64 bytes (scalar ‖ nonce), got \(secretKey.count)")

@@ -23,15 +23,15 @@ assert sr25519.verify(SIGNATURE, MESSAGE, PUBLIC)
 
 # (omni-bench name, row label, the same operation in schnorrkel)
 OPERATIONS = [
-    ("sr25519-keypair-from-mini-secret", "sr25519 keypair from mini secret (Ed25519 expansion)",
+    ("sr25519-keypair-from-mini-secret", "sr25519 keypair from mini secret",
      lambda: sr25519.pair_from_seed(MINI)),
     ("sr25519-sign", "sr25519 sign (64-byte message)", lambda: sr25519.sign((PUBLIC, SECRET), MESSAGE)),
     ("sr25519-verify", "sr25519 verify (key from bytes)", lambda: sr25519.verify(SIGNATURE, MESSAGE, PUBLIC)),
-    ("sr25519-derive-hard", "sr25519 hard derivation (keypair)",
+    ("sr25519-derive-hard", "sr25519 hard derive (keypair)",
      lambda: sr25519.hard_derive_keypair((CHAIN_CODE, PUBLIC, SECRET), b"")),
-    ("sr25519-derive-soft", "sr25519 soft derivation (keypair)",
+    ("sr25519-derive-soft", "sr25519 soft derive (keypair)",
      lambda: sr25519.derive_keypair((CHAIN_CODE, PUBLIC, SECRET), b"")),
-    ("sr25519-derive-soft-public", "sr25519 soft derivation (public key)",
+    ("sr25519-derive-soft-public", "sr25519 soft derive (public key)",
      lambda: sr25519.derive_pubkey((CHAIN_CODE, PUBLIC), b"")),
 ]
 OMNI_ONLY = [("sr25519-vrf-sign", "sr25519 VRF sign"), ("sr25519-vrf-verify", "sr25519 VRF verify")]
@@ -70,7 +70,7 @@ def main() -> None:
             peer_runs.append(peer_median(operation, args.iterations))
             omni_runs.append(omni_median(args.omni, name, args.iterations))
         peer, omni = statistics.median(peer_runs), statistics.median(omni_runs)
-        print(json.dumps({"name": label, "peer": "schnorrkel (py-sr25519-bindings)", "runs": args.runs,
+        print(json.dumps({"name": label, "peer": "schnorrkel", "runs": args.runs,
                           "iterations": args.iterations, "omni_seconds": omni, "peer_seconds": peer,
                           "ratio": omni / peer, "target": "<= 2x schnorrkel", "peer_runs": peer_runs,
                           "omni_runs": omni_runs}), flush=True)
