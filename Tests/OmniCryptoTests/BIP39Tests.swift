@@ -17,7 +17,7 @@ struct BIP39Tests {
         let sources = try String(contentsOf: Repository.root.appendingPathComponent("Vendor/SOURCES.md"), encoding: .utf8)
         #expect(sources.contains(Self.wordlistSHA256), "Vendor/SOURCES.md does not list the wordlist's SHA-256")
         #expect(Array(BIP39.englishWordlistText.utf8) == Array(file),
-                "embedded wordlist differs from Vendor/bip39/english.txt; run python3 Vendor/bip39/embed.py")
+                "embedded wordlist differs from Vendor/bip39/english.txt; run python3 Tools/embed_bip39_wordlist.py")
         #expect(BIP39.englishWordlist.count == 2048)
         #expect(Set(BIP39.englishWordlist).count == 2048)
         #expect(BIP39.englishWordlist == BIP39.englishWordlist.sorted())
