@@ -107,6 +107,12 @@ _omni_options() {
     esac
 }
 # Prints the completion words for an option's value, or nothing when the option takes no value.
+# Groups whose commands are read at run time; completion below them is asked of the program.
+_omni_dynamic() {
+    case "$1" in
+    esac
+    return 1
+}
 _omni_option_values() {
     case "$1|$2" in
         'omni|--output') echo 'text json jsonl';;
@@ -917,6 +923,16 @@ _omni() {
         subs=" $(_omni_subcommands "$path") "
         [[ "$subs" == *" $word "* ]] && path="$path $word"
     done
+    if _omni_dynamic "$path"; then
+        local out
+        out="$(omni __complete-line -- "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)"
+        case "$out" in
+            __file__) COMPREPLY=($(compgen -f -- "$cur")) ;;
+            __dir__) COMPREPLY=($(compgen -d -- "$cur")) ;;
+            *) COMPREPLY=($(compgen -W "$out" -- "$cur")) ;;
+        esac
+        return
+    fi
     local prev="${COMP_WORDS[COMP_CWORD-1]}"
     if [[ COMP_CWORD -gt 1 && "$prev" == -* ]]; then
         values="$(_omni_option_values "$path" "$prev")"

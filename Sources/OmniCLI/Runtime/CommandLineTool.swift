@@ -82,6 +82,13 @@ public struct CommandLineTool: Sendable {
     /// Runs one command line and returns the exit status. Tests call this with in-memory streams.
     public func execute(_ arguments: [String], environment: [String: String], streams: StandardStreams,
                         installSignalHandlers: Bool = false) -> Int32 {
+        RunContext.$current.withValue(RunContext(environment: environment)) {
+            run(arguments, environment: environment, streams: streams, installSignalHandlers: installSignalHandlers)
+        }
+    }
+
+    private func run(_ arguments: [String], environment: [String: String], streams: StandardStreams,
+                     installSignalHandlers: Bool) -> Int32 {
         if arguments == ["--version"] {
             streams.out(version + "\n")
             return ExitCode.ok.rawValue
