@@ -59,7 +59,7 @@ _omni_options() {
         'omni ic identity export') echo '--show-private-key --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic identity remove') echo '--yes -y --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic identity delegate') echo '--out-file --save --lifetime --target --force --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
-        'omni ic identity login') echo '--ii-url --derivation-origin --targets --ttl --listen --no-open --timeout --root-key --force --use --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic identity login') echo '--ii-url --derivation-origin --target --ttl --listen --no-open --timeout --root-key --force --use --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic identity verify-delegation') echo '--at --canister --root-key --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic certificate') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic certificate verify') echo '--input-format --canister --subnet --root-key --at --time-tolerance --lookup --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
@@ -449,7 +449,7 @@ _omni_option_values() {
         'omni ic identity delegate|--identity') echo '__dynamic__:identities';;
         'omni ic identity login|--ii-url') echo '__value__';;
         'omni ic identity login|--derivation-origin') echo '__value__';;
-        'omni ic identity login|--targets') echo '__value__';;
+        'omni ic identity login|--target') echo '__value__';;
         'omni ic identity login|--ttl') echo '__value__';;
         'omni ic identity login|--listen') echo '__value__';;
         'omni ic identity login|--timeout') echo '__value__';;

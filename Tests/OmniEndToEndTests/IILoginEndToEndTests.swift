@@ -250,7 +250,7 @@ struct IILoginEndToEndTests {
 
     /// A scoped, shorter session through a P-256 intermediate key (raw r ‖ s), with a derivation origin.
     @Test func aScopedLoginThroughAP256Link() throws {
-        let (status, login) = try self.login("p256", ["--targets", ledger, "--ttl", "1h", "--derivation-origin", "https://abcde.icp0.io"])
+        let (status, login) = try self.login("p256", ["--target", ledger, "--ttl", "1h", "--derivation-origin", "https://abcde.icp0.io"])
         #expect(status == 0, "\(login.stderrText)")
         let result = try JSONValue.parse(login.stdoutText)
         #expect(result["targets"] == [.string(ledger)])
@@ -284,9 +284,9 @@ struct IILoginEndToEndTests {
 
     static let refusals: [Refusal] = [
         Refusal(mode: "tampered", arguments: [], exitCode: 1, kind: "verification_failed", says: "(delegation_chain)"),
-        Refusal(mode: "wider", arguments: ["--targets", "ryjl3-tyaaa-aaaaa-aaaba-cai"], exitCode: 1, kind: "verification_failed",
+        Refusal(mode: "wider", arguments: ["--target", "ryjl3-tyaaa-aaaaa-aaaba-cai"], exitCode: 1, kind: "verification_failed",
                 says: "(target)"),
-        Refusal(mode: "unscoped", arguments: ["--targets", "ryjl3-tyaaa-aaaaa-aaaba-cai"], exitCode: 1, kind: "verification_failed",
+        Refusal(mode: "unscoped", arguments: ["--target", "ryjl3-tyaaa-aaaaa-aaaba-cai"], exitCode: 1, kind: "verification_failed",
                 says: "the answer is unscoped"),
         Refusal(mode: "wider", arguments: [], exitCode: 1, kind: "verification_failed", says: "but no targets were requested"),
         Refusal(mode: "expired", arguments: [], exitCode: 1, kind: "verification_failed", says: "(expired)"),
@@ -363,7 +363,7 @@ struct IILoginCommandLineTests {
             (["--ii-url", "http://identity.example"], 2, "plain http"),
             (["--ii-url", "https://identity.ic0.app/#x"], 2, "fragment"),
             (["--derivation-origin", "https://abcde.icp0.io/path"], 2, "path"),
-            (["--targets", "ryjl3-tyaaa-aaaaa-aaaba-cai,not-a-principal"], 3, "entry 2"),
+            (["--target", "ryjl3-tyaaa-aaaaa-aaaba-cai,not-a-principal"], 3, "entry 2"),
             (["--listen", "192.0.2.1:0"], 2, "non-loopback"),
         ]
         for (arguments, status, says) in cases {

@@ -3,26 +3,6 @@ import OmniCodec
 import OmniConnect
 import OmniTransport
 
-/// A listener address, `HOST:PORT`, parsed by the one HOST:PORT parser (OmniTransport.HostPort).
-struct ListenAddress: ArgumentValue {
-    let address: HostPort
-
-    init(_ address: HostPort) { self.address = address }
-
-    init?(argument: String) {
-        guard let parsed = try? HostPort(parsing: argument) else { return nil }
-        address = parsed
-    }
-
-    static var expectation: String { "HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080" }
-
-    static func problem(with text: String) -> String? {
-        do throws(TransportError) { _ = try HostPort(parsing: text) } catch { return error.message }
-        return nil
-    }
-
-    var argumentText: String { address.description }
-}
 
 enum ConnectRelayCommand {
     static let listen = DefaultedOption<ListenAddress>("listen", valueName: "HOST:PORT", help: "Loopback address to serve on (port 0 picks one).",

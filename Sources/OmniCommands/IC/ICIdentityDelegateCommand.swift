@@ -14,7 +14,8 @@ enum ICIdentityDelegateCommand {
     static let save = Option<String>("save", valueName: "NAME", help: "Store the session as identity NAME (usable with --identity NAME).")
     static let lifetime = DefaultedOption<Duration>("lifetime", valueName: "DURATION", help: "How long the session may sign (at most 30 days).",
                                                     default: .seconds(8 * 3600))
-    static let target = RepeatedOption<Principal>("target", valueName: "CANISTER", help: "Restrict the session to this canister.")
+    static let target = RepeatedOption<PrincipalList>("target", valueName: "CANISTER",
+                                                      help: "Restrict the session to these canisters; commas separate several.")
     static let force = Flag("force", help: "Overwrite FILE or the stored identity NAME if it exists.")
 
     static let command = Command(
@@ -52,7 +53,7 @@ enum ICIdentityDelegateCommand {
             throw CLIError.usage("\(target) exists; add --force to overwrite it", commandPath: path)
         }
         let root = try ICIdentitySelection.storedIdentity(invocation, named: try invocation.value(name), for: "delegate from")
-        let targets = try invocation.value(target)
+        let targets = try invocation.value(target).flatMap(\.principals)
         let session = try DelegatedSession.create(root: root.identity, lifetime: try invocation.value(lifetime).nanosecondsValue,
                                                   targets: targets.isEmpty ? nil : targets)
         if let file {

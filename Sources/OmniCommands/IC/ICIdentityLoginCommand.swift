@@ -39,32 +39,6 @@ extension WebOrigin: ArgumentValue {
     public var argumentText: String { description }
 }
 
-/// Principals separated by commas (`--targets a,b`).
-struct PrincipalList: ArgumentValue {
-    let principals: [Principal]
-
-    init?(argument: String) {
-        var list: [Principal] = []
-        for part in argument.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let principal = Principal(argument: String(part)) else { return nil }
-            list.append(principal)
-        }
-        principals = list
-    }
-
-    static var expectation: String { "principals separated by commas, like ryjl3-tyaaa-aaaaa-aaaba-cai,rrkah-fqaaa-aaaaa-aaaaq-cai" }
-    static var isData: Bool { true }
-
-    static func problem(with text: String) -> String? {
-        for (index, part) in text.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
-            if let problem = Principal.problem(with: String(part)) { return "entry \(index + 1): \(problem)" }
-        }
-        return nil
-    }
-
-    var argumentText: String { principals.map(\.text).joined(separator: ",") }
-}
-
 /// `omni ic identity login NAME`: a delegated session from Internet Identity, through the browser.
 enum ICIdentityLoginCommand {
     /// The page's port unless --listen says otherwise. Fixed because Internet Identity derives the principal from the
@@ -80,7 +54,8 @@ enum ICIdentityLoginCommand {
         help: "Ask for the principal of this origin instead of the page's (it must list the page's origin in its "
             + "/.well-known/ii-alternative-origins).")
     static let targets = RepeatedOption<PrincipalList>(
-        "targets", valueName: "P,…", help: "Ask for a session that may call only these canisters (the answer must match exactly).")
+        "target", valueName: "CANISTER", help: "Ask for a session that may call only these canisters (the answer must match "
+            + "exactly); commas separate several.")
     static let ttl = DefaultedOption<Duration>("ttl", valueName: "DURATION", help: "How long the session may sign (at most 30d).",
                                                default: .seconds(8 * 3600))
     static let listen = DefaultedOption<ListenAddress>(
@@ -99,7 +74,7 @@ enum ICIdentityLoginCommand {
             and opens it with xdg-open (or prints its URL on stderr with --no-open or when there is no opener). \
             The page opens Internet Identity (--ii-url, with #authorize) and runs its client authentication \
             protocol: it answers authorize-ready with authorize-client (the session key, --ttl as maxTimeToLive, \
-            --derivation-origin and --targets when given) and accepts authorize-client-success only from the \
+            --derivation-origin and --target when given) and accepts authorize-client-success only from the \
             provider's window and origin. It posts the answer back with the token; any other token is refused \
             with 403.
 
@@ -121,7 +96,7 @@ enum ICIdentityLoginCommand {
         arguments: [name],
         examples: [
             Example("omni ic identity login alice", "Log in with Internet Identity; the session lasts 8 hours."),
-            Example("omni ic identity login ledger-bot --ttl 30d --targets ryjl3-tyaaa-aaaaa-aaaba-cai --use",
+            Example("omni ic identity login ledger-bot --ttl 30d --target ryjl3-tyaaa-aaaaa-aaaba-cai --use",
                     "A 30-day session that may call only the ICP ledger, made the default."),
             Example("omni ic identity login dev --ii-url 'http://127.0.0.1:4943/?canisterId=rdmx6-jaaaa-aaaaa-aaadq-cai' --root-key @local-root.der --no-open",
                     "Against a local replica's Internet Identity; open the printed URL yourself."),
