@@ -34,7 +34,7 @@ public struct TruAPITheme: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public static let expectation = "light, dark, custom:NAME, custom:NAME:light or custom:NAME:dark"
+    public static let spellings = "light, dark, custom:NAME, custom:NAME:light or custom:NAME:dark"
 
     /// The `HostThemeSubscribeItem` products receive.
     public var value: SCALEValue { TruAPIDefaultHost.themeValue(name: customName, dark: dark) }

@@ -54,13 +54,13 @@ public final class TruAPIClient: @unchecked Sendable {
             let message = scrub(error.message, secret)
             switch error.kind {
             case .rejected where error.status == 401:
-                throw TruAPIError(.unauthorized, "\(shown): the bridge refused the token (HTTP 401 \(message))")
+                throw TruAPIError(.unauthorized, "\(shown): the bridge refused the token: \(message)")
             case .rejected:
-                throw TruAPIError(.callError, "\(shown): the bridge refused the connection (\(error.status.map { "HTTP \($0) " } ?? "")\(message))")
+                throw TruAPIError(.callError, "\(shown): the bridge refused the connection: \(message)")
             case .invalidURL, .invalidArgument:
                 throw TruAPIError(.configuration, "\(shown): \(message)")
             default:
-                throw TruAPIError(.network, "\(shown): cannot connect: \(message)")
+                throw TruAPIError(.network, "\(shown): \(message)")
             }
         }
     }
