@@ -51,9 +51,16 @@ public final class TruAPIBridgeState: @unchecked Sendable {
     private var nextNotificationID: UInt32 = 1
     private var pending: [TruAPINotification] = []
 
+    /// Holds the state directory's lock while this state is in use.
+    private var lockDescriptor: Int32?
+
     private init(directory: String?, quota: Int) {
         self.directory = directory
         self.quota = quota
+    }
+
+    deinit {
+        if let lockDescriptor { TruAPIStateDirectory.unlock(lockDescriptor) }
     }
 
     /// State in memory only.
@@ -70,9 +77,14 @@ public final class TruAPIBridgeState: @unchecked Sendable {
         guard TruAPIStateDirectory.isDirectory(directory) else {
             throw TruAPIError(.configuration, "state directory \(directory) is not a directory")
         }
-        if let problem = TruAPIStateDirectory.lock(directory) { throw TruAPIError(.configuration, "state directory: \(problem)") }
+        let lock: Int32
+        switch TruAPIStateDirectory.lock(directory) {
+        case .success(let descriptor): lock = descriptor
+        case .failure(let failure): throw TruAPIError(.configuration, "state directory: \(failure.message)")
+        }
         TruAPIStateDirectory.removeStaleTemporaries(in: directory, names: fileNames)
         let state = TruAPIBridgeState(directory: directory, quota: quota)
+        state.lockDescriptor = lock
         try state.load()
         return state
     }

@@ -4,21 +4,26 @@ internal import Glibc
 
 /// The file-system side of a bridge's state directory: one bridge at a time (an advisory lock), and the leftovers of
 /// a writer that was killed between writing its temporary file and renaming it.
+struct StateLockFailure: Error { let message: String }
+
 enum TruAPIStateDirectory {
-    /// Takes `directory/lock` exclusively for the life of the process (the descriptor is never closed: the lock
-    /// ends with the process, also on SIGKILL). Nil with the reason when another process holds it.
-    static func lock(_ directory: String) -> String? {
+    /// Takes `directory/lock` exclusively: the descriptor holding it, or the reason it is taken. The lock lasts
+    /// until `unlock` or the end of the process (also SIGKILL), and conflicts with every other open of the file.
+    static func lock(_ directory: String) -> Result<Int32, StateLockFailure> {
         let path = directory + "/lock"
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return "cannot open \(path): \(String(cString: strerror(errno)))" }
+        guard descriptor >= 0 else { return .failure(StateLockFailure(message: "cannot open \(path): \(String(cString: strerror(errno)))")) }
         if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let busy = errno == EWOULDBLOCK
+            let reason = String(cString: strerror(errno))
             close(descriptor)
-            return busy ? "another omni truapi bridge uses \(directory) (it holds \(path))"
-                : "cannot lock \(path): \(String(cString: strerror(errno)))"
+            return .failure(StateLockFailure(message: busy ? "another omni truapi bridge uses \(directory) (it holds \(path))"
+                                                            : "cannot lock \(path): \(reason)"))
         }
-        return nil
+        return .success(descriptor)
     }
+
+    static func unlock(_ descriptor: Int32) { close(descriptor) }
 
     /// Removes `.<name>.tmp-XXXXXX` files (AtomicFile's temporaries) that a killed writer left behind; the files
     /// they were meant to replace are intact.
