@@ -95,8 +95,7 @@ public enum TruAPIReplay {
         return TruAPIFrame(requestID: requestID, discriminant: wire, payload: payload).bytes
     }
 
-    /// Replays `entries` against the bridge at `url`; each connection waits at most `timeout` seconds for its
-    /// answers.
+    /// Replays `entries` against the bridge at `url`; each wait for recorded answers lasts at most `timeout` seconds.
     public static func run(_ entries: [Entry], url: String, timeout: Double) throws(TruAPIError) -> Report {
         var report = Report()
         var order: [Int] = []
@@ -109,25 +108,38 @@ public enum TruAPIReplay {
     }
 
     private static func replay(_ entries: [Entry], connection: Int, url: String, timeout: Double, into report: inout Report) throws(TruAPIError) {
+        enum Status { case pending, matched, differs(Int), gaveUp }
         let client = try TruAPIClient.connect(url, timeout: timeout, answerHostHandshakes: false)
         defer { client.close() }
-        let deadline = Date(timeIntervalSinceNow: timeout)
         let expected = entries.filter { $0.direction == .outgoing }
-        var matched = [Bool](repeating: false, count: expected.count)
+        var status = [Status](repeating: .pending, count: expected.count)
         var received: [(fields: JSONObject, used: Bool)] = []
+        func isPending(_ index: Int) -> Bool { if case .pending = status[index] { true } else { false } }
 
+        /// Pairs a frame that came back with the first pending expected frame equal to it, or else with the first
+        /// pending one of the same request id and wire id (the same answer, with other content).
         func settle(_ fields: JSONObject) {
-            if let slot = expected.indices.first(where: { !matched[$0] && expected[$0].fields == fields }) {
-                matched[slot] = true
-                received.append((fields, true))
+            received.append((fields, true))
+            if let slot = expected.indices.first(where: { isPending($0) && expected[$0].fields == fields }) {
+                status[slot] = .matched
+            } else if let slot = expected.indices.first(where: {
+                isPending($0) && expected[$0].fields["request_id"] == fields["request_id"]
+                    && expected[$0].fields["discriminant"] == fields["discriminant"]
+            }) {
+                status[slot] = .differs(received.count - 1)
             } else {
-                received.append((fields, false))
+                received[received.count - 1].used = false
             }
         }
-        /// Reads host frames until every expected frame before `line` has come, or the deadline.
+        /// Reads host frames until every frame recorded before `line` has come back (or came back different);
+        /// what has not come within the timeout is given up, and not waited for again.
         func waitFor(before line: Int) throws(TruAPIError) {
-            while expected.indices.contains(where: { !matched[$0] && expected[$0].line < line }) {
-                guard let bytes = try client.receive(until: deadline) else { return }
+            let deadline = Date(timeIntervalSinceNow: timeout)
+            while expected.indices.contains(where: { isPending($0) && expected[$0].line < line }) {
+                guard let bytes = try client.receive(until: deadline) else {
+                    for index in expected.indices where isPending(index) && expected[index].line < line { status[index] = .gaveUp }
+                    return
+                }
                 settle(TruAPITrace.frameFields(bytes))
             }
         }
@@ -139,25 +151,20 @@ public enum TruAPIReplay {
         try waitFor(before: Int.max)
 
         report.framesExpected += expected.count
-        report.framesMatched += matched.filter { $0 }.count
-        var extras = received.indices.filter { !received[$0].used }
-        for (index, entry) in expected.enumerated() where !matched[index] {
-            let sameFrame = extras.first { extra in
-                received[extra].fields["request_id"] == entry.fields["request_id"]
-                    && received[extra].fields["discriminant"] == entry.fields["discriminant"]
-            }
-            if let sameFrame {
-                extras.removeAll { $0 == sameFrame }
+        for (index, entry) in expected.enumerated() {
+            switch status[index] {
+            case .matched, .pending:
+                report.framesMatched += 1
+            case .differs(let got):
                 report.differences.append(Difference(kind: .changed, connection: connection, line: entry.line,
-                                                     expected: .object(entry.fields), got: .object(received[sameFrame].fields)))
-            } else {
+                                                     expected: .object(entry.fields), got: .object(received[got].fields)))
+            case .gaveUp:
                 report.differences.append(Difference(kind: .missing, connection: connection, line: entry.line,
                                                      expected: .object(entry.fields), got: nil))
             }
         }
-        for extra in extras {
-            report.differences.append(Difference(kind: .unexpected, connection: connection, line: nil, expected: nil,
-                                                 got: .object(received[extra].fields)))
+        for extra in received where !extra.used {
+            report.differences.append(Difference(kind: .unexpected, connection: connection, line: nil, expected: nil, got: .object(extra.fields)))
         }
     }
 }
