@@ -100,9 +100,10 @@ enum TruAPICallCommand {
         ]
     ) { invocation in
         let method = try TruAPIClientOptions.method(try invocation.value(methodName), kind: .request, invocation)
+        let url = try TruAPIClientOptions.bridgeURL(invocation)
         let request = try TruAPIClientOptions.request(invocation, method: method, kind: .request, requestID: "p:1")
         let timeout = try invocation.value(TruAPIClientOptions.timeout).secondsValue
-        let client = try TruAPIClient.connect(try TruAPIClientOptions.bridgeURL(invocation), timeout: timeout)
+        let client = try TruAPIClient.connect(url, timeout: timeout)
         defer { client.close() }
         let response = try client.call(request, timeout: timeout)
         let json = try TruAPIJSON.payloadJSON(response)
@@ -138,12 +139,13 @@ enum TruAPISubscribeCommand {
         streaming: .always
     ) { invocation in
         let method = try TruAPIClientOptions.method(try invocation.value(methodName), kind: .subscription, invocation)
+        let url = try TruAPIClientOptions.bridgeURL(invocation)
         let start = try TruAPIClientOptions.request(invocation, method: method, kind: .start, requestID: "p:1")
         let wanted = try invocation.value(count)
         if let wanted, wanted < 1 { throw CLIError.usage("--count must be at least 1", commandPath: invocation.commandPath) }
         let limit = try invocation.value(timeout)
         let connectTimeout = limit.map { min($0.secondsValue, 30) } ?? 10
-        let client = try TruAPIClient.connect(try TruAPIClientOptions.bridgeURL(invocation), timeout: connectTimeout)
+        let client = try TruAPIClient.connect(url, timeout: connectTimeout)
         let stop = TruAPIFrame(requestID: start.requestID, discriminant: method.stopID)
         invocation.interrupts.onInterrupt {
             try? client.send(stop.bytes)
