@@ -202,6 +202,61 @@ import Testing
         #expect(syntax.status == 7 && syntax.stderrText.contains("line 2"), "\(syntax.stderrText)")
     }
 
+    /// A terminal driver for the prompt: the bridge runs on a pseudo-terminal (stdin, stdout and stderr), the driver
+    /// waits for each question and types the answer; the answers land in the state directory.
+    static let promptDriver = #"""
+        import json, os, pty, select, signal, subprocess, sys
+        omni, state, ready = sys.argv[1:4]
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execv(omni, [omni, 'truapi', 'bridge', '--product-id', 'myapp.dot', '--state-dir', state, '--ready-file', ready,
+                            '--listen', '127.0.0.1:0', '--prompt-timeout', '60s'])
+        seen = b''
+        def wait_for(text):
+            global seen
+            while text not in seen:
+                readable, _, _ = select.select([fd], [], [], 30)
+                if not readable:
+                    raise SystemExit('no %r on the terminal; got %r' % (text, seen[-400:]))
+                seen += os.read(fd, 4096)
+            seen = seen[seen.index(text) + len(text):]
+        while not os.path.exists(ready) or not open(ready).read().endswith('\n'):
+            readable, _, _ = select.select([fd], [], [], 0.05)
+            if readable:
+                seen += os.read(fd, 4096)
+        env = dict(os.environ, OMNI_TRUAPI_URL=json.load(open(ready))['url'])
+        def ask(name):
+            return subprocess.Popen([omni, 'truapi', 'call', 'permissions_request_device_permission', '--json', '"%s"' % name,
+                                     '--output', 'json'], env=env, stdout=subprocess.PIPE)
+        results = {}
+        for name, answer in [('Camera', b'y'), ('Microphone', b'n')]:
+            call = ask(name)
+            wait_for(b'Allow? [y/N]')
+            os.write(fd, answer + b'\r')
+            results[name] = json.loads(call.communicate(timeout=30)[0])
+        again = ask('Camera')                   # remembered: answered without a question
+        results['again'] = json.loads(again.communicate(timeout=30)[0])
+        os.kill(pid, signal.SIGTERM)
+        os.waitpid(pid, 0)
+        print(json.dumps(results))
+        """#
+
+    @Test func terminalPromptsAreAnsweredAndRemembered() throws {
+        let directory = try E2E.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let state = directory.appendingPathComponent("state").path
+        let result = try Subprocess.run("/usr/bin/env", ["python3", "-c", Self.promptDriver, Omni.executable, state,
+                                                         directory.appendingPathComponent("ready.json").path],
+                                        environment: Omni.environment())
+        #expect(result.status == 0, "\(result.stderrText)")
+        let answers = try JSONValue.parse(result.stdoutText)
+        #expect(answers["Camera"]?["Ok"]?["granted"] == .bool(true))
+        #expect(answers["Microphone"]?["Ok"]?["granted"] == .bool(false))
+        #expect(answers["again"]?["Ok"]?["granted"] == .bool(true))
+        let stored = try JSONValue.parse([UInt8](try Data(contentsOf: URL(fileURLWithPath: state + "/permissions.json"))))
+        #expect(stored["decisions"] == .object(["device:camera": "authorized", "device:microphone": "denied"]))
+    }
+
     @Test func notificationsNavigationPreimagesAndThemeOnSIGHUP() throws {
         let directory = try E2E.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
