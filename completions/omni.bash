@@ -6,7 +6,7 @@ _omni_subcommands() {
         'omni ic') echo 'query call request-status read-state metadata status send principal account-id account identity certificate sign bls';;
         'omni ic principal') echo 'parse from-key from-bytes anonymous management';;
         'omni ic account') echo 'encode decode';;
-        'omni ic identity') echo 'new list use principal show import export remove delegate verify-delegation';;
+        'omni ic identity') echo 'new list use whoami principal show import export remove delegate verify-delegation';;
         'omni ic certificate') echo 'verify';;
         'omni ic bls') echo 'verify';;
         'omni connect') echo 'app wallet relay session uri frame keygen sid derive-keys';;
@@ -22,93 +22,100 @@ _omni_subcommands() {
 }
 _omni_options() {
     case "$1" in
-        'omni') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni candid') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni candid encode') echo '--input-format -i --format -f --types -t --did -d --method -m --force --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni candid decode') echo '--input-format -i --types -t --did -d --method -m --returns -r --compact --work-budget --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni candid check') echo '--strict -s --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni candid subtype') echo '--did -d --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni candid hash') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni candid random') echo '--types -t --did -d --method -m --returns -r --seed --count -n --max-depth --max-length --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic query') echo '--candid --args-format --effective-canister-id --network -n --root-key --fetch-root-key --unsafe --time-tolerance --request-timeout --max-response-size --pem --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic call') echo '--candid --args-format --effective-canister-id --async --network -n --root-key --fetch-root-key --unsafe --time-tolerance --request-timeout --max-response-size --pem --poll-interval --poll-attempts --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic request-status') echo '--no-wait --method --candid --network -n --root-key --fetch-root-key --unsafe --time-tolerance --request-timeout --max-response-size --pem --poll-interval --poll-attempts --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic read-state') echo '--subnet --network -n --root-key --fetch-root-key --unsafe --time-tolerance --request-timeout --max-response-size --pem --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic metadata') echo '--network -n --root-key --fetch-root-key --unsafe --time-tolerance --request-timeout --max-response-size --pem --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic status') echo '--network -n --request-timeout --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic send') echo '--no-wait --review --candid --network -n --root-key --fetch-root-key --unsafe --time-tolerance --request-timeout --max-response-size --pem --poll-interval --poll-attempts --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic principal') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic principal parse') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic principal from-key') echo '--der --pem --input --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic principal from-bytes') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic principal anonymous') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic principal management') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic account-id') echo '--subaccount --subaccount-principal --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic account') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic account encode') echo '--subaccount --subaccount-principal --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic account decode') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic identity') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic identity new') echo '--type --use --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic identity list') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic identity use') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic identity principal') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic identity show') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic identity import') echo '--pem --dfx --session --force --use --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic identity export') echo '--show-private-key --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic identity remove') echo '--yes -y --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic identity delegate') echo '--to-session --save --lifetime --target --force --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic identity verify-delegation') echo '--at --canister --root-key --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic certificate') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic certificate verify') echo '--input --canister --subnet --root-key --at --tolerance --lookup --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic sign') echo '--canister --method --query --update --candid --args-format --pem --expiry --expires-at --effective-canister-id --nonce --file --force --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic bls') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni ic bls verify') echo '--public-key --signature --message --dst --batch --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect app') echo '--node --network-id --chain-id --generation --app-key-file --timeout --ping-interval --token-transport --meta-name --meta-url --advertise-node --expect-account --keep-session --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect app sign-raw') echo '--node --network-id --chain-id --generation --app-key-file --timeout --ping-interval --token-transport --meta-name --meta-url --advertise-node --expect-account --keep-session --domain-tag --data --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect app sign-tx') echo '--node --network-id --chain-id --generation --app-key-file --timeout --ping-interval --token-transport --meta-name --meta-url --advertise-node --expect-account --keep-session --tx-file --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect wallet') echo '--uri --account-key-file --account-id --approve --reject --reason --auto-sign --allow-domain --node --generation --timeout --token-transport --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect relay') echo '--listen --network-id --chain-id --generation --session-ttl --heartbeat-interval --ping-miss-tolerance --frame-max-bytes --buffer-max-bytes --max-buffered-bytes --max-sessions --registrations-per-minute --idle-timeout --close-timeout --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect session') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect session create') echo '--node --network-id --chain-id --generation --app-key-file --out-file --show-secrets --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect session status') echo '--node --sid --management-token-file --generation --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect session delete') echo '--node --sid --management-token-file --generation --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect uri') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect uri parse') echo '--generation --show-secrets --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect uri build') echo '--generation --role --network-id --chain-id --sid --app-pk --nonce --node --token-file --relay-token-file --scheme --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect frame') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect frame decode') echo '--input-format --key-file --as --after --annotate --generation --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect frame encode') echo '--key-file --generation --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect keygen') echo '--ed25519 --out-file --force --show-secrets --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect sid') echo '--network-id --chain-id --app-pk --nonce --generation --legacy-js --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni connect derive-keys') echo '--secret-key-file --peer-pk --sid --show-secrets --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni truapi') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni truapi bridge') echo '--listen --unsafe-listen --token --allow-origin --max-connections --idle-timeout --close-timeout --ready-file --trace-frames --send-handshake --product-id --product-tld --network --chain-role --state-dir --ephemeral --storage-quota --policy --auto-accept --deny-all --prompt-timeout --theme --theme-file --preimages --opener --notify --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni truapi call') echo '--json --url --url-file --timeout --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni truapi subscribe') echo '--json --count --url --url-file --timeout --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni truapi replay') echo '--url --url-file --timeout --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni truapi methods') echo '--kind --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni truapi frame') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni truapi frame decode') echo '--input-format --payload-only --method --kind --envelope-only --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni truapi frame encode') echo '--payload-only --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni attest') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni attest verify-attestation') echo '--attestation --key-id --app-id --client-data-hash --challenge --challenge-hash --environment --root --at --require-receipt --batch --trust-line-policy --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni attest verify-assertion') echo '--assertion --client-data --client-data-format --client-data-hash --app-id --public-key --counter --store --key-id --at --batch --trust-line-policy --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni attest receipt') echo '--receipt --app-id --key-id --root --at --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni attest challenge') echo '--store --ttl --bytes --count --value --at --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni attest enroll') echo '--store --body --app-id --challenge-hash --environment --root --at --require-receipt --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni attest verify') echo '--store --evidence --challenge --challenge-field --client-data --client-data-format --client-data-hash --app-id --at --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni attest keys') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni attest keys list') echo '--store --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni attest keys show') echo '--store --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni attest keys revoke') echo '--store --at --output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni version') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni help') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
-        'omni completions') echo '--output -o --quiet -q --verbose -v --color --config --profile --identity -h --help';;
+        'omni') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni candid') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni candid encode') echo '--input-format -i --format -f --types -t --did -d --method -m --force --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni candid decode') echo '--input-format -i --types -t --did -d --method -m --returns -r --compact --work-budget --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni candid check') echo '--strict -s --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni candid subtype') echo '--did -d --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni candid hash') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni candid random') echo '--types -t --did -d --method -m --returns -r --seed --count -n --max-depth --max-length --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic query') echo '--did --input-format --effective-canister-id --network -n --root-key --fetch-root-key --unsafe --time-tolerance --request-timeout --max-response-size --pem --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic call') echo '--did --input-format --effective-canister-id --async --network -n --root-key --fetch-root-key --unsafe --time-tolerance --request-timeout --max-response-size --pem --poll-interval --poll-attempts --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic request-status') echo '--no-wait --method --did --network -n --root-key --fetch-root-key --unsafe --time-tolerance --request-timeout --max-response-size --pem --poll-interval --poll-attempts --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic read-state') echo '--subnet --network -n --root-key --fetch-root-key --unsafe --time-tolerance --request-timeout --max-response-size --pem --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic metadata') echo '--network -n --root-key --fetch-root-key --unsafe --time-tolerance --request-timeout --max-response-size --pem --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic status') echo '--network -n --root-key --request-timeout --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic send') echo '--no-wait --review --did --network -n --root-key --fetch-root-key --unsafe --time-tolerance --request-timeout --max-response-size --pem --poll-interval --poll-attempts --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic principal') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic principal parse') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic principal from-key') echo '--der --pem --input-format --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic principal from-bytes') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic principal anonymous') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic principal management') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic account-id') echo '--subaccount --subaccount-principal --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic account') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic account encode') echo '--subaccount --subaccount-principal --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic account decode') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic identity') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic identity new') echo '--type --use --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic identity list') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic identity use') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic identity whoami') echo '--pem --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic identity principal') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic identity show') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic identity import') echo '--pem --dfx --session --root-key --force --use --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic identity export') echo '--show-private-key --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic identity remove') echo '--yes -y --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic identity delegate') echo '--out-file --save --lifetime --target --force --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic identity verify-delegation') echo '--at --canister --root-key --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic certificate') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic certificate verify') echo '--input-format --canister --subnet --root-key --at --time-tolerance --lookup --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic sign') echo '--query --update --did --input-format --pem --expiry --expires-at --effective-canister-id --nonce --out-file --force --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic bls') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic bls verify') echo '--public-key --signature --message --dst --batch --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect app') echo '--node --network-id --chain-id --generation --app-key-file --timeout --ping-interval --token-transport --meta-name --meta-url --advertise-node --expect-account --keep-session --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect app sign-raw') echo '--node --network-id --chain-id --generation --app-key-file --timeout --ping-interval --token-transport --meta-name --meta-url --advertise-node --expect-account --keep-session --domain-tag --data --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect app sign-tx') echo '--node --network-id --chain-id --generation --app-key-file --timeout --ping-interval --token-transport --meta-name --meta-url --advertise-node --expect-account --keep-session --tx-file --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect wallet') echo '--uri --account-key-file --account-id --approve --reject --reason --auto-sign --allow-domain --node --generation --timeout --token-transport --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect relay') echo '--listen --network-id --chain-id --generation --session-ttl --heartbeat-interval --ping-miss-tolerance --frame-max-bytes --buffer-max-bytes --max-buffered-bytes --max-sessions --registrations-per-minute --idle-timeout --close-timeout --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect session') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect session create') echo '--node --network-id --chain-id --generation --app-key-file --out-file --show-secrets --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect session status') echo '--node --sid --management-token-file --generation --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect session delete') echo '--node --sid --management-token-file --generation --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect uri') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect uri parse') echo '--generation --show-secrets --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect uri build') echo '--generation --role --network-id --chain-id --sid --app-pk --nonce --node --token-file --relay-token-file --scheme --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect frame') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect frame decode') echo '--input-format --key-file --as --after --annotate --generation --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect frame encode') echo '--key-file --generation --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect keygen') echo '--ed25519 --out-file --force --show-secrets --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect sid') echo '--network-id --chain-id --app-pk --nonce --generation --legacy-js --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni connect derive-keys') echo '--secret-key-file --peer-pk --sid --show-secrets --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni truapi') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni truapi bridge') echo '--listen --unsafe-listen --token --allow-origin --max-connections --idle-timeout --close-timeout --ready-file --trace-frames --send-handshake --product-id --product-tld --network --chain-role --state-dir --ephemeral --storage-quota --policy --auto-accept --deny-all --prompt-timeout --theme --theme-file --preimages --opener --notify --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni truapi call') echo '--json --url --url-file --timeout --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni truapi subscribe') echo '--json --count --url --url-file --timeout --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni truapi replay') echo '--url --url-file --timeout --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni truapi methods') echo '--kind --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni truapi frame') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni truapi frame decode') echo '--input-format --payload-only --method --kind --envelope-only --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni truapi frame encode') echo '--payload-only --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni attest') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni attest verify-attestation') echo '--attestation --key-id --app-id --client-data-hash --challenge --challenge-hash --environment --root --at --require-receipt --batch --trust-line-policy --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni attest verify-assertion') echo '--assertion --client-data --client-data-format --client-data-hash --app-id --public-key --counter --store --key-id --at --batch --trust-line-policy --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni attest receipt') echo '--receipt --app-id --key-id --root --at --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni attest challenge') echo '--store --ttl --bytes --count --value --at --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni attest enroll') echo '--store --body --app-id --challenge-hash --environment --root --at --require-receipt --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni attest verify') echo '--store --evidence --challenge --challenge-field --client-data --client-data-format --client-data-hash --app-id --at --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni attest keys') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni attest keys list') echo '--store --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni attest keys show') echo '--store --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni attest keys revoke') echo '--store --at --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni version') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni help') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni completions') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
     esac
 }
 # Prints the completion words for an option's value, or nothing when the option takes no value.
+# Groups whose commands are read at run time; completion below them is asked of the program.
+_omni_dynamic() {
+    case "$1" in
+    esac
+    return 1
+}
 _omni_option_values() {
     case "$1|$2" in
         'omni|--output') echo 'text json jsonl';;
@@ -197,8 +204,8 @@ _omni_option_values() {
         'omni ic|--config') echo '__file__';;
         'omni ic|--profile') echo '__value__';;
         'omni ic|--identity') echo '__dynamic__:identities';;
-        'omni ic query|--candid') echo '__file__';;
-        'omni ic query|--args-format') echo 'candid json hex binary';;
+        'omni ic query|--did') echo '__file__';;
+        'omni ic query|--input-format') echo 'candid json hex binary';;
         'omni ic query|--effective-canister-id') echo '__value__';;
         'omni ic query|--network') echo 'ic local';;
         'omni ic query|-n') echo 'ic local';;
@@ -213,8 +220,8 @@ _omni_option_values() {
         'omni ic query|--config') echo '__file__';;
         'omni ic query|--profile') echo '__value__';;
         'omni ic query|--identity') echo '__dynamic__:identities';;
-        'omni ic call|--candid') echo '__file__';;
-        'omni ic call|--args-format') echo 'candid json hex binary';;
+        'omni ic call|--did') echo '__file__';;
+        'omni ic call|--input-format') echo 'candid json hex binary';;
         'omni ic call|--effective-canister-id') echo '__value__';;
         'omni ic call|--network') echo 'ic local';;
         'omni ic call|-n') echo 'ic local';;
@@ -232,7 +239,7 @@ _omni_option_values() {
         'omni ic call|--profile') echo '__value__';;
         'omni ic call|--identity') echo '__dynamic__:identities';;
         'omni ic request-status|--method') echo '__value__';;
-        'omni ic request-status|--candid') echo '__file__';;
+        'omni ic request-status|--did') echo '__file__';;
         'omni ic request-status|--network') echo 'ic local';;
         'omni ic request-status|-n') echo 'ic local';;
         'omni ic request-status|--root-key') echo '__value__';;
@@ -248,7 +255,6 @@ _omni_option_values() {
         'omni ic request-status|--config') echo '__file__';;
         'omni ic request-status|--profile') echo '__value__';;
         'omni ic request-status|--identity') echo '__dynamic__:identities';;
-        'omni ic read-state|--subnet') echo '__value__';;
         'omni ic read-state|--network') echo 'ic local';;
         'omni ic read-state|-n') echo 'ic local';;
         'omni ic read-state|--root-key') echo '__value__';;
@@ -277,6 +283,7 @@ _omni_option_values() {
         'omni ic metadata|--identity') echo '__dynamic__:identities';;
         'omni ic status|--network') echo 'ic local';;
         'omni ic status|-n') echo 'ic local';;
+        'omni ic status|--root-key') echo '__value__';;
         'omni ic status|--request-timeout') echo '__value__';;
         'omni ic status|--output') echo 'text json jsonl';;
         'omni ic status|-o') echo 'text json jsonl';;
@@ -284,7 +291,7 @@ _omni_option_values() {
         'omni ic status|--config') echo '__file__';;
         'omni ic status|--profile') echo '__value__';;
         'omni ic status|--identity') echo '__dynamic__:identities';;
-        'omni ic send|--candid') echo '__file__';;
+        'omni ic send|--did') echo '__file__';;
         'omni ic send|--network') echo 'ic local';;
         'omni ic send|-n') echo 'ic local';;
         'omni ic send|--root-key') echo '__value__';;
@@ -314,7 +321,7 @@ _omni_option_values() {
         'omni ic principal parse|--identity') echo '__dynamic__:identities';;
         'omni ic principal from-key|--der') echo '__value__';;
         'omni ic principal from-key|--pem') echo '__file__';;
-        'omni ic principal from-key|--input') echo 'hex binary';;
+        'omni ic principal from-key|--input-format') echo 'hex binary';;
         'omni ic principal from-key|--output') echo 'text json jsonl';;
         'omni ic principal from-key|-o') echo 'text json jsonl';;
         'omni ic principal from-key|--color') echo 'auto always never';;
@@ -392,6 +399,13 @@ _omni_option_values() {
         'omni ic identity use|--config') echo '__file__';;
         'omni ic identity use|--profile') echo '__value__';;
         'omni ic identity use|--identity') echo '__dynamic__:identities';;
+        'omni ic identity whoami|--pem') echo '__file__';;
+        'omni ic identity whoami|--output') echo 'text json jsonl';;
+        'omni ic identity whoami|-o') echo 'text json jsonl';;
+        'omni ic identity whoami|--color') echo 'auto always never';;
+        'omni ic identity whoami|--config') echo '__file__';;
+        'omni ic identity whoami|--profile') echo '__value__';;
+        'omni ic identity whoami|--identity') echo '__dynamic__:identities';;
         'omni ic identity principal|--output') echo 'text json jsonl';;
         'omni ic identity principal|-o') echo 'text json jsonl';;
         'omni ic identity principal|--color') echo 'auto always never';;
@@ -407,6 +421,7 @@ _omni_option_values() {
         'omni ic identity import|--pem') echo '__file__';;
         'omni ic identity import|--dfx') echo '__value__';;
         'omni ic identity import|--session') echo '__file__';;
+        'omni ic identity import|--root-key') echo '__value__';;
         'omni ic identity import|--output') echo 'text json jsonl';;
         'omni ic identity import|-o') echo 'text json jsonl';;
         'omni ic identity import|--color') echo 'auto always never';;
@@ -425,7 +440,7 @@ _omni_option_values() {
         'omni ic identity remove|--config') echo '__file__';;
         'omni ic identity remove|--profile') echo '__value__';;
         'omni ic identity remove|--identity') echo '__dynamic__:identities';;
-        'omni ic identity delegate|--to-session') echo '__file__';;
+        'omni ic identity delegate|--out-file') echo '__file__';;
         'omni ic identity delegate|--save') echo '__value__';;
         'omni ic identity delegate|--lifetime') echo '__value__';;
         'omni ic identity delegate|--target') echo '__value__';;
@@ -450,12 +465,12 @@ _omni_option_values() {
         'omni ic certificate|--config') echo '__file__';;
         'omni ic certificate|--profile') echo '__value__';;
         'omni ic certificate|--identity') echo '__dynamic__:identities';;
-        'omni ic certificate verify|--input') echo 'hex binary';;
+        'omni ic certificate verify|--input-format') echo 'hex binary';;
         'omni ic certificate verify|--canister') echo '__value__';;
         'omni ic certificate verify|--subnet') echo '__value__';;
         'omni ic certificate verify|--root-key') echo '__value__';;
         'omni ic certificate verify|--at') echo '__value__';;
-        'omni ic certificate verify|--tolerance') echo '__value__';;
+        'omni ic certificate verify|--time-tolerance') echo '__value__';;
         'omni ic certificate verify|--lookup') echo '__value__';;
         'omni ic certificate verify|--output') echo 'text json jsonl';;
         'omni ic certificate verify|-o') echo 'text json jsonl';;
@@ -463,16 +478,14 @@ _omni_option_values() {
         'omni ic certificate verify|--config') echo '__file__';;
         'omni ic certificate verify|--profile') echo '__value__';;
         'omni ic certificate verify|--identity') echo '__dynamic__:identities';;
-        'omni ic sign|--canister') echo '__value__';;
-        'omni ic sign|--method') echo '__value__';;
-        'omni ic sign|--candid') echo '__file__';;
-        'omni ic sign|--args-format') echo 'candid json hex binary';;
+        'omni ic sign|--did') echo '__file__';;
+        'omni ic sign|--input-format') echo 'candid json hex binary';;
         'omni ic sign|--pem') echo '__file__';;
         'omni ic sign|--expiry') echo '__value__';;
         'omni ic sign|--expires-at') echo '__value__';;
         'omni ic sign|--effective-canister-id') echo '__value__';;
         'omni ic sign|--nonce') echo '__value__';;
-        'omni ic sign|--file') echo '__file__';;
+        'omni ic sign|--out-file') echo '__file__';;
         'omni ic sign|--output') echo 'text json jsonl';;
         'omni ic sign|-o') echo 'text json jsonl';;
         'omni ic sign|--color') echo 'auto always never';;
@@ -956,6 +969,16 @@ _omni() {
         subs=" $(_omni_subcommands "$path") "
         [[ "$subs" == *" $word "* ]] && path="$path $word"
     done
+    if _omni_dynamic "$path"; then
+        local out
+        out="$(omni __complete-line -- "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)"
+        case "$out" in
+            __file__) COMPREPLY=($(compgen -f -- "$cur")) ;;
+            __dir__) COMPREPLY=($(compgen -d -- "$cur")) ;;
+            *) COMPREPLY=($(compgen -W "$out" -- "$cur")) ;;
+        esac
+        return
+    fi
     local prev="${COMP_WORDS[COMP_CWORD-1]}"
     if [[ COMP_CWORD -gt 1 && "$prev" == -* ]]; then
         values="$(_omni_option_values "$path" "$prev")"

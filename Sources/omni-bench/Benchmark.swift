@@ -34,4 +34,6 @@ let allBenchmarks: [Benchmark] = [
     .attestVerifyAttestation, .attestVerifyAssertion,
     .candidDecode, .candidEncode,
     .candidDecodeBlob, .candidEncodeBlob, .candidDecodeNat32s, .candidEncodeNat32s, .candidDecodeRecords, .candidEncodeRecords,
+    .sr25519KeypairFromMiniSecret, .sr25519Sign, .sr25519Verify, .sr25519DeriveHard, .sr25519DeriveSoft, .sr25519DeriveSoftPublic,
+    .sr25519VRFSign, .sr25519VRFVerify,
 ]

@@ -11,7 +11,7 @@ import OmniTestSupport
         for (file, pem) in AppleRoots.embeddedPEMs {
             let url = Repository.root.appendingPathComponent("Vendor/apple").appendingPathComponent(file)
             let vendored = try #require(FileManager.default.contents(atPath: url.path), "missing \(url.path)")
-            #expect(Array(pem.utf8) == [UInt8](vendored), "\(file): embedded text differs from Vendor/apple; run python3 Vendor/apple/embed.py")
+            #expect(Array(pem.utf8) == [UInt8](vendored), "\(file): embedded text differs from Vendor/apple; run python3 Tools/embed_apple_roots.py")
         }
     }
 

@@ -208,6 +208,54 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     }
 }
 
+@Suite struct PromptTests {
+    @Test func promptsOnlyOnATerminalAndNeverHang() {
+        let yes = run(["confirm"], stdin: "y\n", tty: true, tool: Framework.tool)
+        #expect(yes.status == 0 && yes.stderr.contains("Really? [y/N]"), "\(yes.stderr)")
+        #expect(run(["confirm"], stdin: "n\n", tty: true, tool: Framework.tool).status == 1)
+        let script = run(["confirm"], stdin: "y\n", tty: false, tool: Framework.tool)
+        #expect(script.status == 2 && script.stderr.contains("add --yes"), "\(script.stderr)")
+        let disabled = run(["confirm", "--no-input"], stdin: "y\n", tty: true, tool: Framework.tool)
+        #expect(disabled.status == 2, "--no-input never asks")
+        #expect(run(["confirm", "--yes"], tool: Framework.tool).status == 0)
+    }
+}
+
+@Suite struct DynamicGroupTests {
+    let environment = ["HOME": "/nonexistent", "FW_OPERATIONS": "ping,pong"]
+
+    @Test func commandsReadAtRunTimeFollowEachRunsEnvironment() {
+        let ping = tool(["api", "ping", "--shade", "green", "-o", "json"], environment: environment)
+        #expect(ping.json?["operation"] == "ping" && ping.json?["shade"] == "green", "\(ping.stderr)")
+        let absent = tool(["api", "ping"], environment: ["HOME": "/nonexistent"])
+        #expect(absent.status == 2, "another run with another environment sees no such command")
+        #expect(tool(["api", "--help"], environment: environment).stdout.contains("pong"))
+    }
+
+    @Test func theProgramCompletesWhatNoScriptCanKnow() {
+        func complete(_ words: [String]) -> [String] {
+            tool(["__complete-line", "--"] + words, environment: environment).stdout.split(separator: "\n").map(String.init)
+        }
+        #expect(complete(["api", "p"]) == ["ping", "pong"])
+        #expect(complete(["api", "ping", "--sh"]) == ["--shade"])
+        #expect(complete(["api", "ping", "--shade", ""]) == ["red", "green"])
+        #expect(complete(["api", "ping", "--shade", "g"]) == ["green"])
+        #expect(complete(["named", "--name", ""]) == ["alice", "bob"], "dynamic value lists too")
+        #expect(complete(["files", ""]) == ["__file__"])
+    }
+
+    @Test func bashDelegatesBelowADynamicGroup() throws {
+        let script = tool(["completions", "bash"]).stdout
+        let program = script + """
+
+            tool() { [ "$1" = __complete-line ] && shift 2 && [ "$*" = "api p" ] && printf 'ping\\npong\\n'; }
+            COMP_WORDS=(tool api p); COMP_CWORD=2; _tool; printf '%s\\n' "${COMPREPLY[@]}"
+            """
+        let result = try Subprocess.run("/bin/bash", ["-c", program])
+        #expect(result.stdoutText == "ping\npong\n", "\(result.stderrText)")
+    }
+}
+
 @Suite struct InterruptTests {
     @Test func anInterruptedCommandExits130ForSIGINTAnd143ForSIGTERM() {
         let int = tool(["interrupted", "int", "-o", "json"])

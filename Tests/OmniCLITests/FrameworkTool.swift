@@ -121,10 +121,27 @@ enum Framework {
         }
     }
 
+    static let sure = Flag("yes", help: "Answer yes.")
+    static let confirmCommand = Command("confirm", abstract: "Ask before acting.", options: [sure]) { invocation in
+        let yes = try invocation.value(sure) || invocation.confirm("Really?", override: sure)
+        return .output(SimpleOutput(text: yes ? "done" : "kept", json: ["done": .bool(yes)]), exitCode: yes ? .ok : .failure)
+    }
+
+    static let color = DefaultedOption<Choice>("shade", help: "A shade.", default: .red)
+    /// Commands read at run time: one per name in FW_OPERATIONS (as `omni ird` reads its document).
+    static let api = Command("api", abstract: "Operations read at run time.") { environment in
+        (environment["FW_OPERATIONS"] ?? "").split(separator: ",").map { name in
+            Command(String(name), abstract: "Operation \(name).", options: [color]) { invocation in
+                .output(SimpleOutput(text: String(name), json: ["operation": .string(String(name)),
+                                                               "shade": .string(try invocation.value(color).rawValue)]))
+            }
+        }
+    }
+
     static let tool = CommandLineTool(
         name: "tool", version: "1.0",
         root: Command("tool", abstract: "Framework test tool.", subcommands: [
-            files, lines, stream, relations, exactlyOne, time, choose, interrupted, say, table, named, batch, judge,
+            files, lines, stream, relations, exactlyOne, time, choose, interrupted, say, table, named, batch, judge, confirmCommand, api,
         ]),
         completers: ["names": { _ in ["alice", "bob"] }],
         errorMapper: { _ in nil })

@@ -65,7 +65,7 @@ func run(_ arguments: [String], environment: [String: String] = ["HOME": "/nonex
     final class Buffer: @unchecked Sendable { var out = "", err = "" }
     let buffer = Buffer()
     let streams = StandardStreams(
-        stdoutIsTerminal: tty, stderrIsTerminal: tty, stdinIsTerminal: stdin == nil && stdinBytes == nil,
+        stdoutIsTerminal: tty, stderrIsTerminal: tty, stdinIsTerminal: tty || (stdin == nil && stdinBytes == nil),
         terminalWidth: tty ? 80 : nil,
         writeOut: { buffer.out += $0 }, writeErr: { buffer.err += $0 },
         writeOutBytes: { buffer.out += String(decoding: $0, as: UTF8.self) },

@@ -142,7 +142,7 @@ import Testing
     /// with segno's one non-standard padding bit corrected): the same version and, at omni's mask, the same modules.
     /// The mask omni chose must have the lowest of segno's penalty scores for the finished symbols (segno's own choice
     /// may differ: it scores masks before drawing the format bits).
-    @Test func qrCodesMatchAnIndependentEncoder() throws {
+    @Test(.vectors("connect")) func qrCodesMatchAnIndependentEncoder() throws {
         let uri = try Self.fearlessURI()
         let long = String((0..<1000).map { Character(Unicode.Scalar(UInt8(33 + ($0 * 7) % 90))) })
         let texts = ["A", "hello omni", uri, long]

@@ -267,7 +267,7 @@ import Testing
     }
 
     /// The X25519 key of derive-keys comes from a file (or stdin) checked like an ssh key, never from argv.
-    @Test func deriveKeysReadsTheSecretFromAFile() throws {
+    @Test(.vectors("connect")) func deriveKeysReadsTheSecretFromAFile() throws {
         let work = try WorkDirectory()
         let session = try JSONValue.parse(Vectors.text("connect/derived/gen-b_session.json"))
         let secret = session["inputs"]?["app_x25519_sk_hex"]?.stringValue ?? ""

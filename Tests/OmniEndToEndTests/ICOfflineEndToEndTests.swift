@@ -308,7 +308,7 @@ import OmniTestSupport
         let rootPrincipal = try #require(root["principal"]?.stringValue)
         let ledger = "ryjl3-tyaaa-aaaaa-aaaba-cai"
         let sessionFile = home.home.appendingPathComponent("ci.session.json").path
-        let created = try home.json(["ic", "identity", "delegate", "--to-session", sessionFile, "--lifetime", "1h",
+        let created = try home.json(["ic", "identity", "delegate", "--out-file", sessionFile, "--lifetime", "1h",
                                      "--target", ledger, "--save", "ci"])
         #expect(created["principal"]?.stringValue == rootPrincipal)
         #expect(try permissions(sessionFile) == 0o600)
@@ -321,7 +321,7 @@ import OmniTestSupport
         let rootBody = rootPEM.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
         let sessionText = try String(contentsOfFile: sessionFile, encoding: .utf8)
         #expect(!rootBody.isEmpty && !sessionText.contains(rootBody))
-        #expect(try home.run(["ic", "identity", "delegate", "--to-session", sessionFile]).status == 2, "no silent overwrite")
+        #expect(try home.run(["ic", "identity", "delegate", "--out-file", sessionFile]).status == 2, "no silent overwrite")
 
         let valid = try home.json(["ic", "identity", "verify-delegation", "@" + sessionFile, "--canister", ledger])
         #expect(valid["valid"]?.boolValue == true && valid["principal"]?.stringValue == rootPrincipal)
@@ -354,13 +354,13 @@ import OmniTestSupport
         #expect(show["type"]?.stringValue == "delegated" && show["principal"]?.stringValue == rootPrincipal)
         #expect(!(try home.run(["ic", "identity", "show", "ci", "-o", "json"]).stdoutText.contains("PRIVATE")))
         let requestFile = home.home.appendingPathComponent("session-call.json").path
-        let signed = try home.json(["ic", "sign", "--canister", ledger, "--method", "transfer", "--update", "--identity", "ci",
-                                    "--file", requestFile])
+        let signed = try home.json(["ic", "sign", ledger, "transfer", "--update", "--identity", "ci",
+                                    "--out-file", requestFile])
         #expect(signed["sender"]?.stringValue == rootPrincipal)
         try checkWithPeer(requestFile, seed: nil)
         // A session may not sign for canisters outside its targets.
-        let outside = try home.run(["ic", "sign", "--canister", "rrkah-fqaaa-aaaaa-aaaaq-cai", "--method", "m", "--update", "--identity", "ci",
-                                    "--file", home.home.appendingPathComponent("x.json").path])
+        let outside = try home.run(["ic", "sign", "rrkah-fqaaa-aaaaa-aaaaq-cai", "m", "--update", "--identity", "ci",
+                                    "--out-file", home.home.appendingPathComponent("x.json").path])
         #expect(outside.status == 7, "\(outside.stderrText)")
         // A session file imports as an identity; lifetimes are bounded.
         #expect(try home.json(["ic", "identity", "import", "ci2", "--session", sessionFile])["principal"]?.stringValue == rootPrincipal)
@@ -414,7 +414,7 @@ import OmniTestSupport
         let vector = try ICOfflineEndToEndTests.certificate(item.id)
         let derived = try #require(vector["derived"])
         let time = try #require(derived["time_ns"]?.numberText)
-        let result = try omni(["ic", "certificate", "verify", try vector.string("certificate_cbor_hex"), "--at", time, "-o", "json"] + item.scope)
+        let result = try omni(["ic", "certificate", "verify", try vector.string("certificate_cbor_hex"), "--at", ICOfflineEndToEndTests.unixSeconds(time), "-o", "json"] + item.scope)
         let verdict = try JSONValue.parse(Array(result.stdout))
         if let reason = item.reason {
             #expect(result.status == 1, "\(item): \(result.stderrText)")
@@ -433,7 +433,7 @@ import OmniTestSupport
         }
         // The read_state response body, as binary on stdin, gives the same verdict.
         if let body = vector["response_body_cbor_hex"]?.stringValue {
-            let fromBody = try omni(["ic", "certificate", "verify", "-", "--input", "binary", "--at", time, "-o", "json"] + item.scope,
+            let fromBody = try omni(["ic", "certificate", "verify", "-", "--input-format", "binary", "--at", ICOfflineEndToEndTests.unixSeconds(time), "-o", "json"] + item.scope,
                                     stdin: Data(try Hex.decode(body)))
             #expect(fromBody.status == result.status, "\(item) from the response body: \(fromBody.stderrText)")
             #expect(try JSONValue.parse(Array(fromBody.stdout))["input"]?.stringValue == "read_state_response")
@@ -453,32 +453,33 @@ import OmniTestSupport
         let timeText = try #require(derived["time_ns"]?.numberText)
         let time = try #require(UInt64(timeText))
         let ivg37 = ICOfflineEndToEndTests.ivg37
-        // Freshness: the clock by default, --at in RFC 3339 or ns, --tolerance.
+        // Freshness: the clock by default, --at in RFC 3339 or Unix seconds, --time-tolerance.
+        let seconds = time / 1_000_000_000
         let stale = try omni(["ic", "certificate", "verify", hex, "-o", "json"] + ivg37)
         let staleVerdict = try JSONValue.parse(Array(stale.stdout))
         #expect(stale.status == 1 && staleVerdict["reason"]?.stringValue == "time")
         #expect(try omni(["ic", "certificate", "verify", hex, "--at", try derived.string("time_iso")] + ivg37).status == 0)
-        #expect(try omni(["ic", "certificate", "verify", hex, "--at", String(time + 299_000_000_000)] + ivg37).status == 0)
-        #expect(try omni(["ic", "certificate", "verify", hex, "--at", String(time + 301_000_000_000)] + ivg37).status == 1)
-        #expect(try omni(["ic", "certificate", "verify", hex, "--at", String(time + 3_000_000_000_000), "--tolerance", "1h"] + ivg37).status == 0)
+        #expect(try omni(["ic", "certificate", "verify", hex, "--at", String(seconds + 299)] + ivg37).status == 0)
+        #expect(try omni(["ic", "certificate", "verify", hex, "--at", String(seconds + 301)] + ivg37).status == 1)
+        #expect(try omni(["ic", "certificate", "verify", hex, "--at", String(seconds + 3_000), "--time-tolerance", "1h"] + ivg37).status == 0)
         #expect(try omni(["ic", "certificate", "verify", hex, "--at", "yesterday"] + ivg37).status == 3)
         // Root keys: mainnet by name, DER hex, raw hex in a file; another BLS key fails on the signature.
         let root = try vector("mainnet_root_key.json")
         let directory = try TemporaryDirectory()
         let rawFile = try directory.write("root.hex", try root.string("raw_g2_compressed_hex") + "\n")
         for key in ["mainnet", try root.string("der_hex"), "@" + rawFile] {
-            #expect(try omni(["ic", "certificate", "verify", hex, "--at", String(time), "--root-key", key] + ivg37).status == 0, "\(key)")
+            #expect(try omni(["ic", "certificate", "verify", hex, "--at", String(seconds), "--root-key", key] + ivg37).status == 0, "\(key)")
         }
         let subnetID = try derived.string("delegation_subnet_id")
         let subnetKey = try #require(derived["delegation"]?["subnet"]?[subnetID]?["public_key_der_hex"]?.stringValue)
-        let foreign = try omni(["ic", "certificate", "verify", hex, "--at", String(time), "--root-key", subnetKey, "-o", "json"] + ivg37)
+        let foreign = try omni(["ic", "certificate", "verify", hex, "--at", String(seconds), "--root-key", subnetKey, "-o", "json"] + ivg37)
         let foreignVerdict = try JSONValue.parse(Array(foreign.stdout))
         #expect(foreign.status == 1 && foreignVerdict["reason"]?.stringValue == "signature")
-        #expect(try omni(["ic", "certificate", "verify", hex, "--at", String(time), "--root-key", "abcd"] + ivg37).status == 3)
+        #expect(try omni(["ic", "certificate", "verify", hex, "--at", String(seconds), "--root-key", "abcd"] + ivg37).status == 3)
         // Lookups: Found with the value, Absent (certified), Unknown (pruned).
         let status = try #require(derived["request_status"]?.arrayValue?.first { $0["path"]?.arrayValue?.last?.stringValue == "status" })
         let requestID = try #require(status["path"]?.arrayValue?.first?.stringValue)
-        let lookups = try omniJSON(["ic", "certificate", "verify", hex, "--at", String(time),
+        let lookups = try omniJSON(["ic", "certificate", "verify", hex, "--at", String(seconds),
                                     "--lookup", "/request_status/\(requestID)/status", "--lookup", "/request_status/\(requestID)/reject_code",
                                     "--lookup", "/time", "--lookup", "/request_status/\(requestID)/reply", "--lookup", "/zzz",
                                     "--lookup", "/canister/ivg37-qiaaa-aaaab-aaaga-cai/certified_data"] + ivg37)
@@ -490,11 +491,11 @@ import OmniTestSupport
         #expect(results[2]["time"]?.stringValue == String(time))
         // Malformed input exits 3; binary given as hex is pointed out.
         for garbage in ["00", "zz", "d9d9f7a0", "a16474726565"] {
-            #expect(try omni(["ic", "certificate", "verify", garbage, "--at", String(time)] + ivg37).status == 3, "\(garbage)")
+            #expect(try omni(["ic", "certificate", "verify", garbage, "--at", String(seconds)] + ivg37).status == 3, "\(garbage)")
         }
-        let binaryAsHex = try omni(["ic", "certificate", "verify", "-", "--at", String(time)] + ivg37, stdin: Data(try Hex.decode(hex)))
-        #expect(binaryAsHex.status == 3 && binaryAsHex.stderrText.contains("--input binary"))
-        #expect(try omni(["ic", "certificate", "verify", hex, "--at", String(time)]).status == 2, "a scope is required")
+        let binaryAsHex = try omni(["ic", "certificate", "verify", "-", "--at", String(seconds)] + ivg37, stdin: Data(try Hex.decode(hex)))
+        #expect(binaryAsHex.status == 3 && binaryAsHex.stderrText.contains("--input-format binary"))
+        #expect(try omni(["ic", "certificate", "verify", hex, "--at", String(seconds)]).status == 2, "a scope is required")
         #expect(try omni(["ic", "certificate", "verify", hex, "--lookup", "time"] + ivg37).status == 3)
     }
 
@@ -514,7 +515,8 @@ import OmniTestSupport
                     (key: .text("certificate"), value: .bytes(inner)),
                 ])),
             ]).selfDescribed.encoded()
-            let result = try omni(["ic", "certificate", "verify", Hex.encode(outer), "--subnet", subnet, "--at", "0", "-o", "json"])
+            let at = try #require(vector["derived"]?["time_iso"]?.stringValue, "\(id)")
+            let result = try omni(["ic", "certificate", "verify", Hex.encode(outer), "--subnet", subnet, "--at", at, "-o", "json"])
             #expect(result.status == 1, "\(id): \(result.stderrText)")
             #expect(try JSONValue.parse(Array(result.stdout))["reason"]?.stringValue == "delegation", "\(id)")
         }
@@ -538,8 +540,8 @@ import OmniTestSupport
                 let nonce = Hex.encode(generator.bytes(Int.random(in: 1...32, using: &generator)))
                 let blob = generator.bytes(Int.random(in: 0...64, using: &generator))
                 let file = home.home.appendingPathComponent("req-\(identity)\(kind).json").path
-                let summary = try home.json(["ic", "sign", "--canister", "rrkah-fqaaa-aaaaa-aaaaq-cai", "--method", "store", kind,
-                                             "--identity", identity, "--nonce", nonce, "--file", file,
+                let summary = try home.json(["ic", "sign", "rrkah-fqaaa-aaaaa-aaaaq-cai", "store", kind,
+                                             "--identity", identity, "--nonce", nonce, "--out-file", file,
                                              "(blob \"\(blob.map { String(format: "\\%02x", $0) }.joined())\")"])
                 #expect(summary["request_type"]?.stringValue == (kind == "--query" ? "query" : "call"), "seed \(seed)")
                 #expect(try permissions(file) == 0o600)
@@ -548,50 +550,50 @@ import OmniTestSupport
             }
         }
         // Types from a .did file: the kind comes from the method's annotation; JSON arguments need the types.
-        let query = try home.json(["ic", "sign", "--canister", "rrkah-fqaaa-aaaaa-aaaaq-cai", "--method", "get", "--candid", did,
-                                   "--identity", "ed25519", "--file", home.home.appendingPathComponent("get.json").path])
+        let query = try home.json(["ic", "sign", "rrkah-fqaaa-aaaaa-aaaaq-cai", "get", "--did", did,
+                                   "--identity", "ed25519", "--out-file", home.home.appendingPathComponent("get.json").path])
         #expect(query["request_type"]?.stringValue == "query")
         let addFile = home.home.appendingPathComponent("add.json").path
-        let add = try home.json(["ic", "sign", "--canister", "rrkah-fqaaa-aaaaa-aaaaq-cai", "--method", "add", "--candid", did,
-                                 "--args-format", "json", "[5, \"five\"]", "--pem",
-                                 home.config.appendingPathComponent("omni/identities/p256.pem").path, "--file", addFile])
+        let add = try home.json(["ic", "sign", "rrkah-fqaaa-aaaaa-aaaaq-cai", "add", "--did", did,
+                                 "--input-format", "json", "[5, \"five\"]", "--pem",
+                                 home.config.appendingPathComponent("omni/identities/p256.pem").path, "--out-file", addFile])
         #expect(add["request_type"]?.stringValue == "call")
         let written = try JSONValue.parse(try String(contentsOfFile: addFile, encoding: .utf8))
         // (5 : nat, "five" : text)
         #expect(written["arg"]?.stringValue == "4449444c00027d71050466697665")
         try checkWithPeer(addFile, seed: seed)
         runs += 1
-        #expect(try home.run(["ic", "sign", "--canister", "rrkah-fqaaa-aaaaa-aaaaq-cai", "--method", "add", "--candid", did,
-                              "(\"not a nat\")", "--file", home.home.appendingPathComponent("bad.json").path]).status == 3)
-        #expect(try home.run(["ic", "sign", "--canister", "rrkah-fqaaa-aaaaa-aaaaq-cai", "--method", "x",
-                              "--file", home.home.appendingPathComponent("kind.json").path]).status == 2, "query or update must be said")
-        #expect(try home.run(["ic", "sign", "--canister", "rrkah-fqaaa-aaaaa-aaaaq-cai", "--method", "get", "--candid", did,
-                              "--identity", "ed25519", "--file", home.home.appendingPathComponent("get.json").path]).status == 2,
+        #expect(try home.run(["ic", "sign", "rrkah-fqaaa-aaaaa-aaaaq-cai", "add", "--did", did,
+                              "(\"not a nat\")", "--out-file", home.home.appendingPathComponent("bad.json").path]).status == 3)
+        #expect(try home.run(["ic", "sign", "rrkah-fqaaa-aaaaa-aaaaq-cai", "x",
+                              "--out-file", home.home.appendingPathComponent("kind.json").path]).status == 2, "query or update must be said")
+        #expect(try home.run(["ic", "sign", "rrkah-fqaaa-aaaaa-aaaaq-cai", "get", "--did", did,
+                              "--identity", "ed25519", "--out-file", home.home.appendingPathComponent("get.json").path]).status == 2,
                 "an existing file is not overwritten without --force")
         // Management canister calls route to the canister named in the argument.
-        let managed = try home.json(["ic", "sign", "--canister", "aaaaa-aa", "--method", "canister_status", "--update",
+        let managed = try home.json(["ic", "sign", "aaaaa-aa", "canister_status", "--update",
                                      "(record { canister_id = principal \"ryjl3-tyaaa-aaaaa-aaaba-cai\" })",
-                                     "--file", home.home.appendingPathComponent("status.json").path])
+                                     "--out-file", home.home.appendingPathComponent("status.json").path])
         #expect(managed["effective_canister_id"]?.stringValue == "ryjl3-tyaaa-aaaaa-aaaba-cai")
-        #expect(try home.run(["ic", "sign", "--canister", "aaaaa-aa", "--method", "create_canister", "--update",
-                              "--file", home.home.appendingPathComponent("create.json").path]).status == 2)
+        #expect(try home.run(["ic", "sign", "aaaaa-aa", "create_canister", "--update",
+                              "--out-file", home.home.appendingPathComponent("create.json").path]).status == 2)
         #expect(runs == 9)
     }
 
     @Test func ingressExpiryIsRoundedOrExact() throws {
         let home = try ICCLIHome()
         let before = UInt64(Date().timeIntervalSince1970 * 1e9)
-        let signed = try home.json(["ic", "sign", "--canister", "ryjl3-tyaaa-aaaaa-aaaba-cai", "--method", "m", "--query",
-                                    "--file", home.home.appendingPathComponent("a.json").path])
+        let signed = try home.json(["ic", "sign", "ryjl3-tyaaa-aaaaa-aaaba-cai", "m", "--query",
+                                    "--out-file", home.home.appendingPathComponent("a.json").path])
         let expiryText = try #require(signed["ingress_expiry"]?.stringValue)
         let expiry = try #require(UInt64(expiryText))
         #expect(expiry % 60_000_000_000 == 0)
         #expect(expiry > before + 240_000_000_000 - 1 && expiry <= before + 301_000_000_000)
-        let exact = try home.json(["ic", "sign", "--canister", "ryjl3-tyaaa-aaaaa-aaaba-cai", "--method", "m", "--query",
-                                   "--expires-at", "2030-01-01T00:00:30Z", "--file", home.home.appendingPathComponent("b.json").path])
+        let exact = try home.json(["ic", "sign", "ryjl3-tyaaa-aaaaa-aaaba-cai", "m", "--query",
+                                   "--expires-at", "2030-01-01T00:00:30Z", "--out-file", home.home.appendingPathComponent("b.json").path])
         #expect(exact["ingress_expiry"]?.stringValue == "1893456030000000000")
-        #expect(try home.run(["ic", "sign", "--canister", "ryjl3-tyaaa-aaaaa-aaaba-cai", "--method", "m", "--query", "--expiry", "10s",
-                              "--file", home.home.appendingPathComponent("c.json").path]).status == 2)
+        #expect(try home.run(["ic", "sign", "ryjl3-tyaaa-aaaaa-aaaba-cai", "m", "--query", "--expiry", "10s",
+                              "--out-file", home.home.appendingPathComponent("c.json").path]).status == 2)
     }
 
     // MARK: Helpers
@@ -619,6 +621,11 @@ import OmniTestSupport
 
     static func certificate(_ id: String) throws -> JSONValue {
         try #require(try vector("certificates.json").array("certificates").first { $0["id"]?.stringValue == id }, "\(id)")
+    }
+
+    /// `--at` takes Unix seconds (or RFC 3339); vectors give nanoseconds.
+    static func unixSeconds(_ nanoseconds: String) -> String {
+        String((UInt64(nanoseconds) ?? 0) / 1_000_000_000)
     }
 
     static func rfc3339(_ nanoseconds: UInt64) -> String {
@@ -667,6 +674,8 @@ private final class TemporaryDirectory {
     func write(_ name: String, _ text: String) throws -> String {
         let file = url.appendingPathComponent(name)
         try text.write(to: file, atomically: true, encoding: .utf8)
+        // Key files are read as secrets ('identity import --pem' refuses one others may read, as ssh does).
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         return file.path
     }
 }

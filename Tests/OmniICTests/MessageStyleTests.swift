@@ -14,7 +14,7 @@ struct MessageStyleTests {
 
     /// A certificate cut in half: the CBOR error's byte offset and path appear once, not once from the codec
     /// message and again from the IC error's own fields.
-    @Test("a truncated certificate says where once")
+    @Test("a truncated certificate says where once", .vectors("ic"))
     func truncatedCertificate() throws {
         let entry = try #require(try icVector("certificates.json").array("certificates").first { $0["id"] != nil && $0["certificate_cbor_hex"] != nil })
         let bytes = try hex(try entry.string("certificate_cbor_hex"))

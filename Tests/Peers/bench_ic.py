@@ -7,7 +7,7 @@
     `omni-bench ic-certificate-verify` (the row's name says which) — next to the same verification in Python
     (cbor2 + pyblst: both BLS signatures, the subnet key lookup, the range check, /time), in-process.
 (b) a verified query round trip against the loopback fake replica (Tests/Peers/ic_replica.py): `omni ic query`
-    as a whole process, node keys warm in the cache and types from --candid (one HTTP request), and with types
+    as a whole process, node keys warm in the cache and types from --did (one HTTP request), and with types
     from the canister's candid:service (two requests) — next to an unverified query in Python. ic-py's own query
     cannot read the replica's tagged CBOR responses (the same is true of the IC), so the peer builds and signs the
     request with ic-py and posts it with http.client (a new connection each time), decoding with cbor2 and ic-py.
@@ -169,7 +169,7 @@ def certificate_row(args):
         with tempfile.NamedTemporaryFile("w", suffix=".hex", delete=False) as file:
             file.write(entry["certificate_cbor_hex"])
         argv = [args.omni_cli, "ic", "certificate", "verify", "@" + file.name, "--canister", canister_text,
-                "--at", str(time_ns)]
+                "--at", str(time_ns // 1_000_000_000)]
         spawn(argv)
         omni = median_of(lambda: spawn(argv), args.runs)
         os.unlink(file.name)
@@ -238,15 +238,15 @@ def query_rows(args):
                 file.write("service : { greet : (text) -> (text) query }")
             env = dict(os.environ, XDG_CACHE_HOME=cache)
             base = [args.omni_cli, "ic", "query", canister, "greet", '("bench")', "--network", url, "--root-key", key]
-            spawn(base + ["--candid", did], env)  # warms the node-key cache
+            spawn(base + ["--did", did], env)  # warms the node-key cache
             typed, metadata, peer = [], [], []
             for _ in range(args.runs):
-                typed.append(median_of(lambda: spawn(base + ["--candid", did], env), 1))
+                typed.append(median_of(lambda: spawn(base + ["--did", did], env), 1))
                 metadata.append(median_of(lambda: spawn(base, env), 1))
                 peer.append(median_of(peer_once, 1))
         peer_median = statistics.median(peer)
         name = "python query (ic-py request, http.client POST, unverified)"
-        return [row("ic query, verified round trip, --candid (whole process)", statistics.median(typed), peer_median,
+        return [row("ic query, verified round trip, --did (whole process)", statistics.median(typed), peer_median,
                     name, args.runs),
                 row("ic query, verified, types from candid:service (whole process)", statistics.median(metadata),
                     peer_median, name, args.runs)]

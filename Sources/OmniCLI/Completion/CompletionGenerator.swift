@@ -32,6 +32,15 @@ struct CompletionGenerator {
         return result
     }
 
+    /// Paths of groups built at run time: below them the scripts ask the program (`__complete-line`).
+    var dynamicPaths: [String] { nodes.filter { $0.command.hasDynamicSubcommands }.map(\.path) }
+
+    private func dynamicCase(_ fn: String) -> String {
+        let cases = dynamicPaths.map { "        \(shellQuote($0))) return 0;;\n" }.joined()
+        return "# Groups whose commands are read at run time; completion below them is asked of the program.\n"
+            + "\(fn)_dynamic() {\n    case \"$1\" in\n" + cases + "    esac\n    return 1\n}\n"
+    }
+
     func script(for shell: Shell) -> String {
         switch shell {
         case .bash: bash()
@@ -75,6 +84,7 @@ struct CompletionGenerator {
         }
         out += "    esac\n}\n"
         out += "# Prints the completion words for an option's value, or nothing when the option takes no value.\n"
+        out += dynamicCase(fn)
         out += "\(fn)_option_values() {\n    case \"$1|$2\" in\n"
         for node in nodes {
             for option in node.options where option.takesValue {
@@ -99,6 +109,16 @@ struct CompletionGenerator {
                 subs=" $(\(fn)_subcommands "$path") "
                 [[ "$subs" == *" $word "* ]] && path="$path $word"
             done
+            if \(fn)_dynamic "$path"; then
+                local out
+                out="$(\(toolName) __complete-line -- "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)"
+                case "$out" in
+                    __file__) COMPREPLY=($(compgen -f -- "$cur")) ;;
+                    __dir__) COMPREPLY=($(compgen -d -- "$cur")) ;;
+                    *) COMPREPLY=($(compgen -W "$out" -- "$cur")) ;;
+                esac
+                return
+            fi
             local prev="${COMP_WORDS[COMP_CWORD-1]}"
             if [[ COMP_CWORD -gt 1 && "$prev" == -* ]]; then
                 values="$(\(fn)_option_values "$path" "$prev")"
@@ -153,6 +173,7 @@ struct CompletionGenerator {
             out += "        \(shellQuote(node.path))) reply=(\(items.joined(separator: " ")));;\n"
         }
         out += "        *) reply=();;\n    esac\n}\n"
+        out += dynamicCase(fn)
         out += "\(fn)_option_values() {\n    case \"$1|$2\" in\n"
         for node in nodes {
             for option in node.options where option.takesValue {
@@ -165,23 +186,34 @@ struct CompletionGenerator {
         out += "        *) reply=();;\n    esac\n}\n"
         out += """
         \(fn)() {
-            local path="\(toolName)" i word
+            # Not "path": zsh ties $path to $PATH, and the program could no longer be found.
+            local cmdpath="\(toolName)" i word
             local -a reply subs
             for ((i = 2; i < CURRENT; i++)); do
                 word="${words[i]}"
                 if [[ "$word" == -* ]]; then
                     [[ "$word" == *=* ]] && continue
-                    \(fn)_option_values "$path" "$word"
+                    \(fn)_option_values "$cmdpath" "$word"
                     (( ${#reply} )) && ((i++))
                     continue
                 fi
-                \(fn)_subcommands "$path"
+                \(fn)_subcommands "$cmdpath"
                 subs=(${reply%%:*})
-                (( ${subs[(Ie)$word]} )) && path="$path $word"
+                (( ${subs[(Ie)$word]} )) && cmdpath="$cmdpath $word"
             done
+            if \(fn)_dynamic "$cmdpath"; then
+                local -a out
+                out=(${(f)"$(\(toolName) __complete-line -- "${(@)words[2,CURRENT]}" 2>/dev/null)"})
+                case "${out[1]}" in
+                    __file__) _files ;;
+                    __dir__) _files -/ ;;
+                    *) compadd -a out ;;
+                esac
+                return
+            fi
             local prev="${words[CURRENT-1]}"
             if (( CURRENT > 2 )) && [[ "$prev" == -* ]]; then
-                \(fn)_option_values "$path" "$prev"
+                \(fn)_option_values "$cmdpath" "$prev"
                 case "${reply[1]}" in
                     "") ;;
                     __file__) _files; return ;;
@@ -195,10 +227,10 @@ struct CompletionGenerator {
                 esac
             fi
             if [[ "${words[CURRENT]}" == -* ]]; then
-                \(fn)_options "$path"
+                \(fn)_options "$cmdpath"
                 _describe -t options 'option' reply
             else
-                \(fn)_subcommands "$path"
+                \(fn)_subcommands "$cmdpath"
                 if (( ${#reply} )); then
                     _describe -t commands 'command' reply
                 else
@@ -246,6 +278,16 @@ struct CompletionGenerator {
         out += "set -g __\(toolName)_commands " + commands.map(fishQuote).joined(separator: " ") + "\n"
         out += "set -g __\(toolName)_value_options " + valueOptions.map(fishQuote).joined(separator: " ") + "\n\n"
         out += "complete -c \(toolName) -f\n"
+        if !dynamicPaths.isEmpty {
+            out += "# Below groups read at run time, the program completes the line itself.\n"
+            out += "function __\(toolName)_in_dynamic\n    set -l path (\(fn))\n    for group in "
+                + dynamicPaths.map(fishQuote).joined(separator: " ") + "\n"
+            out += "        if test \"$path\" = $group; or string match -q -- \"$group *\" $path\n            return 0\n        end\n"
+            out += "    end\n    return 1\nend\n"
+            out += "function __\(toolName)_complete_line\n    set -l words (commandline -opc) (commandline -ct)\n"
+            out += "    \(toolName) __complete-line -- $words[2..-1] 2>/dev/null | string match -v -r '^__(file|dir)__$'\nend\n"
+            out += "complete -c \(toolName) -n __\(toolName)_in_dynamic -a '(__\(toolName)_complete_line)'\n"
+        }
         for node in nodes {
             let condition = "-n " + fishQuote("test (\(fn)) = " + fishQuote(node.path))
             for sub in node.command.visibleSubcommands {

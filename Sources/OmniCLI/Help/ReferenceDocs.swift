@@ -75,13 +75,13 @@ struct ReferenceDocs {
 }
 
 extension CommandLineTool {
-    static let docsDirectory = Argument<String>("DIRECTORY", help: "Where to write the Markdown files.", source: .path)
+    static let docsDirectory = Argument<String>("DIRECTORY", help: "Where to write the Markdown files.", completion: .directory)
 
     static let generateDocsCommand = Command(
         "__generate-docs", abstract: "Write Markdown reference docs generated from the command tree.",
-        arguments: [docsDirectory.spec], hidden: true
+        arguments: [docsDirectory], hidden: true
     ) { invocation in
-        let directory = try invocation.argument(docsDirectory) ?? "docs"
+        let directory = try invocation.value(docsDirectory)
         let files = ReferenceDocs(tool: invocation.tool).files()
         for (name, content) in files {
             try AtomicFile.write(content, to: directory + "/" + name, createDirectories: true)

@@ -67,20 +67,17 @@ public struct Command: Sendable {
         children = Children(build)
     }
 
-    /// Transitional: argument lists given as specs (`argument.spec`); new code passes the declarations.
-    @available(*, deprecated, message: "pass the argument declarations, not their specs")
-    public init(
-        _ name: String, abstract: String, discussion: String? = nil,
-        options: [any OptionDeclaration] = [], arguments: [ArgumentSpec],
-        subcommands: [Command] = [], examples: [Example] = [], aliases: [String] = [],
-        section: String? = nil, hidden: Bool = false, outputAliases: [OutputAlias] = [],
-        streaming: Streaming = .never, body: Body? = nil
-    ) {
-        self.init(name, abstract: abstract, discussion: discussion, options: options, arguments: [any ArgumentDeclaration](),
-                  subcommands: subcommands, examples: examples, aliases: aliases, section: section, hidden: hidden,
-                  outputAliases: outputAliases, streaming: streaming, body: body)
-        self.arguments = arguments
+    /// A group whose subcommands come from data read at run time (a cached OpenAPI document, say): built once per
+    /// command line from that run's environment, never cached across runs, and completed by asking the program
+    /// (`omni __complete-line`) since no script written in advance can know them.
+    public init(_ name: String, abstract: String, discussion: String? = nil, section: String? = nil, hidden: Bool = false,
+                dynamicSubcommands build: @escaping @Sendable (_ environment: [String: String]) -> [Command]) {
+        self.init(name, abstract: abstract, discussion: discussion, section: section, hidden: hidden)
+        children = Children(dynamic: build)
     }
+
+    /// True for groups whose subcommands are read at run time (`dynamicSubcommands:`).
+    public var hasDynamicSubcommands: Bool { children.isDynamic }
 
     public var isRunnable: Bool { body != nil }
     public var visibleSubcommands: [Command] { subcommands.filter { !$0.hidden } }
@@ -101,15 +98,32 @@ public struct Command: Sendable {
 final class Children: @unchecked Sendable {
     private let lock = Mutex<[Command]?>(nil)
     private let build: (@Sendable () -> [Command])?
+    private let dynamicBuild: (@Sendable ([String: String]) -> [Command])?
 
     init(_ commands: [Command]) {
         build = nil
+        dynamicBuild = nil
         lock.withLock { $0 = commands }
     }
 
-    init(_ build: @escaping @Sendable () -> [Command]) { self.build = build }
+    init(_ build: @escaping @Sendable () -> [Command]) {
+        self.build = build
+        dynamicBuild = nil
+    }
+
+    init(dynamic build: @escaping @Sendable ([String: String]) -> [Command]) {
+        self.build = nil
+        dynamicBuild = build
+    }
+
+    var isDynamic: Bool { dynamicBuild != nil }
 
     var commands: [Command] {
+        if let dynamicBuild {
+            // Per run: the run's environment decides (a test runs many command lines with different ones).
+            guard let run = RunContext.current else { return [] }
+            return run.children(of: ObjectIdentifier(self)) { dynamicBuild(run.environment) }
+        }
         if let built = lock.withLock({ $0 }) { return built }
         let made = build?() ?? []
         return lock.withLock { cached in
@@ -120,8 +134,26 @@ final class Children: @unchecked Sendable {
     }
 }
 
+/// What one run of the tool knows while it parses and runs a command line: its environment, and the dynamic
+/// groups already built for it.
+final class RunContext: @unchecked Sendable {
+    @TaskLocal static var current: RunContext?
+
+    let environment: [String: String]
+    private let built = Mutex<[ObjectIdentifier: [Command]]>([:])
+
+    init(environment: [String: String]) { self.environment = environment }
+
+    func children(of group: ObjectIdentifier, build: () -> [Command]) -> [Command] {
+        if let cached = built.withLock({ $0[group] }) { return cached }
+        let made = build()
+        built.withLock { $0[group] = made }
+        return made
+    }
+}
+
 /// When a command's output is a stream of items rather than one result.
-public struct Streaming: Sendable, ExpressibleByBooleanLiteral {
+public struct Streaming: Sendable {
     /// The parameter whose presence on the command line makes the output a stream (`--batch FILE`); nil: always.
     let trigger: String?
     let always: Bool
@@ -134,7 +166,6 @@ public struct Streaming: Sendable, ExpressibleByBooleanLiteral {
         Streaming(trigger: parameter.parameterKey, always: false)
     }
 
-    public init(booleanLiteral value: Bool) { self = value ? .always : .never }
     init(trigger: String?, always: Bool) {
         self.trigger = trigger
         self.always = always

@@ -164,8 +164,6 @@ private func describing<Value: ArgumentValue>(_ value: Value, _ description: Str
 /// Resolution when read: command line, then `environment`, then the config file's `configKey`, else nil.
 public struct Option<Value: ArgumentValue>: OptionDeclaration, @unchecked Sendable {
     public let spec: OptionSpec
-    /// Only for the transitional initialiser in Deprecated.swift; nil for every new declaration.
-    let legacyDefault: Value?
 
     public init(
         _ name: String, short: Character? = nil, valueName: String? = nil, help: String,
@@ -175,7 +173,6 @@ public struct Option<Value: ArgumentValue>: OptionDeclaration, @unchecked Sendab
         spec = .valued(Value.self, name: name, short: short, valueName: valueName, help: help, describeDefault: nil,
                        environment: environment, configKey: configKey, repeating: false, required: false, source: source,
                        completion: completion, group: group, hidden: hidden)
-        legacyDefault = nil
     }
 
     /// Documents what absence means ("the default identity") without a value of the type.
@@ -187,12 +184,6 @@ public struct Option<Value: ArgumentValue>: OptionDeclaration, @unchecked Sendab
         spec = .valued(Value.self, name: name, short: short, valueName: valueName, help: help,
                        describeDefault: { absentMeans }, environment: environment, configKey: configKey, repeating: false,
                        required: false, source: source, completion: completion, group: group, hidden: hidden)
-        legacyDefault = nil
-    }
-
-    init(spec: OptionSpec, legacyDefault: Value?) {
-        self.spec = spec
-        self.legacyDefault = legacyDefault
     }
 }
 

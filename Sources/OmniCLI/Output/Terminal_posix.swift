@@ -61,6 +61,14 @@ public final class StandardStreams: @unchecked Sendable {
             readIn: { try readAll(0) }, stdinDescriptor: 0)
     }
 
+    /// One line typed at the terminal (the answer to a prompt), without its newline; nil at end of input. In-memory
+    /// streams answer from their stdin bytes.
+    public func readAnswer() -> String? {
+        if stdinDescriptor != nil { return readLine(strippingNewline: true) }
+        guard let bytes = try? readIn(), !bytes.isEmpty else { return nil }
+        return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
+    }
+
     public func out(_ text: String) { writeOut(text) }
     public func err(_ text: String) { writeErr(text) }
     public func outBytes(_ bytes: [UInt8]) { writeOutBytes(bytes) }

@@ -2,7 +2,8 @@ import OmniCodec
 
 extension CommandLineTool {
     /// Commands every tool built on this framework has.
-    static var builtins: [Command] { [helpCommand, completionsCommand, dumpHelpCommand, completeCommand, parseCommand, generateDocsCommand] }
+    static var builtins: [Command] { [helpCommand, completionsCommand, dumpHelpCommand, completeCommand, completeLineCommand, parseCommand,
+                                      generateDocsCommand] }
 
     // MARK: help
 
@@ -97,6 +98,22 @@ extension CommandLineTool {
             throw CLIError.usage("no completion list named '\(TerminalText.escaped(name))'", commandPath: invocation.commandPath)
         }
         let candidates = (try? completer(invocation)) ?? []
+        invocation.streams.out(candidates.map { $0 + "\n" }.joined())
+        return .success
+    }
+
+    // MARK: __complete-line
+
+    static let lineWords = VariadicArgument<String>("WORDS", help: "The words typed after the program name, after '--'; the last is being completed.")
+
+    static let completeLineCommand = Command(
+        "__complete-line", abstract: "Print the completions of a partly typed command line, one per line.",
+        arguments: [lineWords], hidden: true
+    ) { invocation in
+        let tool = invocation.tool
+        let words = try invocation.value(lineWords)
+        let candidates = LineCompletion(root: tool.root, globalOptions: tool.globalOptions, completers: tool.completers)
+            .candidates(words.isEmpty ? [""] : words, invocation: invocation)
         invocation.streams.out(candidates.map { $0 + "\n" }.joined())
         return .success
     }

@@ -47,6 +47,8 @@ public struct CommandLineTool: Sendable {
                                        environment: "OMNI_QUIET", config: "quiet")
     public static let verboseFlag = Flag("verbose", short: "v", help: "Explain what is happening on stderr.",
                                          environment: "OMNI_VERBOSE", config: "verbose")
+    public static let noInputFlag = Flag("no-input", help: "Never prompt: a question that would need an answer fails instead.",
+                                         environment: "OMNI_NO_INPUT", config: "no_input")
     public static let colorOption = DefaultedOption<ColorChoice>(
         "color", valueName: "WHEN", help: "Colour text output: auto (terminals only, honours NO_COLOR), always, never.",
         default: .auto, environment: "OMNI_COLOR", config: "color")
@@ -60,7 +62,8 @@ public struct CommandLineTool: Sendable {
 
     /// The framework's globals: output and its noise, colour, and which configuration applies.
     public static var frameworkGlobals: [OptionSpec] {
-        [outputOption.spec, quietFlag.spec, verboseFlag.spec, colorOption.spec, configOption.spec, profileOption.spec]
+        [outputOption.spec, quietFlag.spec, verboseFlag.spec, noInputFlag.spec, colorOption.spec, configOption.spec,
+         profileOption.spec]
     }
 
     /// Every global option of this program, the framework's first.
@@ -79,6 +82,13 @@ public struct CommandLineTool: Sendable {
     /// Runs one command line and returns the exit status. Tests call this with in-memory streams.
     public func execute(_ arguments: [String], environment: [String: String], streams: StandardStreams,
                         installSignalHandlers: Bool = false) -> Int32 {
+        RunContext.$current.withValue(RunContext(environment: environment)) {
+            run(arguments, environment: environment, streams: streams, installSignalHandlers: installSignalHandlers)
+        }
+    }
+
+    private func run(_ arguments: [String], environment: [String: String], streams: StandardStreams,
+                     installSignalHandlers: Bool) -> Int32 {
         if arguments == ["--version"] {
             streams.out(version + "\n")
             return ExitCode.ok.rawValue
@@ -119,7 +129,7 @@ public struct CommandLineTool: Sendable {
             invocation = Invocation(
                 tool: self, parsed: parsed, environment: environment, streams: streams, configuration: configuration,
                 outputFormat: format, quiet: try provisional.value(Self.quietFlag),
-                verbose: try provisional.value(Self.verboseFlag),
+                verbose: try provisional.value(Self.verboseFlag), noInput: try provisional.value(Self.noInputFlag),
                 stdoutStyle: TextStyle(colorEnabled: stdoutColor, width: width, isTerminal: streams.stdoutIsTerminal),
                 stderrStyle: TextStyle(colorEnabled: stderrColor, width: nil, isTerminal: streams.stderrIsTerminal),
                 interrupts: interrupts)

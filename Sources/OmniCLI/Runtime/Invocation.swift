@@ -13,6 +13,8 @@ public final class Invocation: @unchecked Sendable {
     public let outputFormat: OutputFormat
     public let quiet: Bool
     public let verbose: Bool
+    /// `--no-input`: never prompt.
+    public let noInput: Bool
     /// Colour for stdout and stderr, decided per stream.
     public let stdoutStyle: TextStyle
     public let stderrStyle: TextStyle
@@ -22,7 +24,7 @@ public final class Invocation: @unchecked Sendable {
     let stream: ItemStream
 
     init(tool: CommandLineTool, parsed: ParsedCommandLine, environment: [String: String], streams: StandardStreams,
-         configuration: Configuration, outputFormat: OutputFormat, quiet: Bool, verbose: Bool,
+         configuration: Configuration, outputFormat: OutputFormat, quiet: Bool, verbose: Bool, noInput: Bool = false,
          stdoutStyle: TextStyle, stderrStyle: TextStyle, interrupts: Interrupts) {
         self.parsed = parsed
         self.environment = environment
@@ -31,6 +33,7 @@ public final class Invocation: @unchecked Sendable {
         self.outputFormat = outputFormat
         self.quiet = quiet
         self.verbose = verbose
+        self.noInput = noInput
         self.stdoutStyle = stdoutStyle
         self.stderrStyle = stderrStyle
         self.interrupts = interrupts
@@ -52,7 +55,7 @@ public final class Invocation: @unchecked Sendable {
 
     /// The option's value: command line, then environment, then config file. Nil when none applies.
     public func value<T>(_ option: Option<T>) throws -> T? {
-        guard let (text, origin) = try rawValue(option.spec) else { return option.legacyDefault }
+        guard let (text, origin) = try rawValue(option.spec) else { return nil }
         return try convert(text, as: T.self, spec: option.spec, origin: origin)
     }
 
@@ -348,37 +351,34 @@ public final class Invocation: @unchecked Sendable {
         streams.err(TerminalText.sanitized(stderrStyle.dim(message), styled: stderrStyle.colorEnabled) + "\n")
     }
 
+    /// Whether the user can be asked: stdin and stderr are terminals and prompts are not disabled (`--no-input`).
+    public var canPrompt: Bool { streams.stdinIsTerminal && streams.stderrIsTerminal && !noInput }
+
+    /// Asks a yes/no question on stderr and reads the answer; only "y" or "yes" is yes. Without a terminal (or with
+    /// `--no-input`) nothing is asked: a usage error names `override`, the flag that answers in advance — a prompt
+    /// is never required and never hangs a script.
+    public func confirm(_ question: String, override: some OptionDeclaration) throws -> Bool {
+        guard canPrompt else {
+            throw CLIError.usage("\(question.trimmingWhitespaceAndNewlines()) — there is no terminal to ask on; add \(override.spec.longFlag)",
+                                 commandPath: commandPath)
+        }
+        streams.err(TerminalText.sanitized(question, styled: false) + " [y/N] ")
+        let answer = (streams.readAnswer() ?? "").trimmingWhitespaceAndNewlines().lowercased()
+        return answer == "y" || answer == "yes"
+    }
+
+    /// Asks a yes/no question when a terminal is there; nil when it is not (the caller decides: a host policy's
+    /// "prompt" means deny without a terminal).
+    public func ask(_ question: String) -> Bool? {
+        guard canPrompt else { return nil }
+        streams.err(TerminalText.sanitized(question, styled: false) + " [y/N] ")
+        let answer = (streams.readAnswer() ?? "").trimmingWhitespaceAndNewlines().lowercased()
+        return answer == "y" || answer == "yes"
+    }
+
     /// A progress indicator on stderr, shown only when stderr is a terminal, not quiet, and not in json mode.
     public func progress(_ title: String) -> Progress {
         Progress(title: title, enabled: streams.stderrIsTerminal && !quiet && outputFormat == .text, streams: streams)
-    }
-
-    // MARK: - Transitional spellings (removed once every command reads typed parameters)
-
-    @available(*, deprecated, message: "use RequiredOption and value(_:)")
-    public func require<T>(_ option: Option<T>) throws -> T {
-        guard let value = try value(option) else { throw missing(option.spec) }
-        return value
-    }
-
-    @available(*, deprecated, message: "use RepeatedOption and value(_:)")
-    public func values<T>(_ option: Option<T>) throws -> [T] {
-        let values: [T] = try repeatedValues(option.spec)
-        if values.isEmpty, let fallback = option.legacyDefault { return [fallback] }
-        return values
-    }
-
-    @available(*, deprecated, message: "use value(_:)")
-    public func flag(_ flag: Flag) throws -> Bool { try value(flag) }
-
-    @available(*, deprecated, message: "use value(_:) with Argument, OptionalArgument")
-    public func argument<T>(_ argument: Argument<T>) throws -> T? {
-        try positional(argument.spec).first.map { try convert($0, spec: argument.spec, as: T.self) }
-    }
-
-    @available(*, deprecated, message: "use VariadicArgument and value(_:)")
-    public func arguments<T>(_ argument: Argument<T>) throws -> [T] {
-        try positional(argument.spec).map { try convert($0, spec: argument.spec, as: T.self) }
     }
 }
 

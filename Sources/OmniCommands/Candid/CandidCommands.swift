@@ -112,12 +112,6 @@ enum CandidTypeOptions {
             throw error.labelled(name)
         }
     }
-
-    /// Transitional for the IC commands' `--candid FILE` (moving to `--did`).
-    static func loadInterface(_ path: String, invocation: Invocation, label: String) throws -> CandidInterface {
-        guard let file = InputFile(argument: path) else { throw CLIError.usage("\(label) needs a file", commandPath: invocation.commandPath) }
-        return try loadInterface(file, invocation: invocation, label: label)
-    }
 }
 
 extension CandidError {

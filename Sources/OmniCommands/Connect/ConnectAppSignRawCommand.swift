@@ -11,7 +11,7 @@ enum ConnectAppSignRawCommand {
         options: ConnectAppFlow.options + [domainTag, data], relations: ConnectAppFlow.relations,
         examples: [Example("omni connect app --node http://127.0.0.1:8080 --network-id 4141414141414141414141414141414141414141414141414141414141414141 --output jsonl sign-raw --domain-tag 'omni|demo' --data @msg.bin",
                            "JSON lines: session, …, result with the verified signature.")],
-        streaming: true
+        streaming: .always
     ) { invocation in
         let tag = try invocation.value(domainTag)
         // Exact bytes (binary data is not text); absent only when not given, as no fallback applies.

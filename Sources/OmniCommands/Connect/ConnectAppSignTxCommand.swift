@@ -10,7 +10,7 @@ enum ConnectAppSignTxCommand {
         options: ConnectAppFlow.options + [tx], relations: ConnectAppFlow.relations,
         examples: [Example("omni connect app --node http://127.0.0.1:8080 --network-id 4141414141414141414141414141414141414141414141414141414141414141 sign-tx --tx-file payload.bin",
                            "Prints the verified signature.")],
-        streaming: true
+        streaming: .always
     ) { invocation in
         let bytes = try invocation.read(try invocation.value(tx), label: "--tx-file")
         return try ConnectAppFlow.run(invocation, request: .transaction(txBytes: bytes))

@@ -34,7 +34,7 @@ enum ConnectFrameDecodeCommand {
         examples: [Example("omni connect frame decode @frame.hex", "Every field with its offset."),
                    Example("omni connect frame decode --as wallet --key-file keys.json @f1.hex @f2.hex --output jsonl",
                            "Decrypt a captured stream, refusing replays.")],
-        streaming: true
+        streaming: .always
     ) { invocation in
         let generation = try invocation.value(ConnectCommands.generationOption)
         let codec = ConnectCodec(generation: generation)

@@ -71,7 +71,7 @@ enum ConnectRelayCommand {
                   pingMisses, frameMax, bufferMax, totalBufferMax, maxSessions, registrationRate, idleTimeout, closeTimeout],
         examples: [Example("omni connect relay --listen 127.0.0.1:0 --network-id 4141414141414141414141414141414141414141414141414141414141414141 --output jsonl",
                            "Prints {\"event\":\"ready\",\"url\":\"http://127.0.0.1:PORT\"} and serves until Ctrl-C.")],
-        streaming: true
+        streaming: .always
     ) { invocation in
         let generation = try invocation.value(ConnectCommands.generationOption)
         var configuration = ConnectRelayConfiguration()

@@ -42,7 +42,7 @@ enum ConnectWalletCommand {
         relations: [.exactlyOne(approve, reject), .requires(reason, reject), .requires(allowDomain, autoSign)],
         examples: [Example("omni connect wallet --uri @uri.txt --account-key-file account.pem --approve --auto-sign --allow-domain 'omni|demo'",
                            "Approve, sign one raw request for omni|demo, exit after the app closes.")],
-        streaming: true
+        streaming: .always
     ) { invocation in
         if let given = invocation.parsed.options[uri.spec.name]?.last, given != "-", !given.hasPrefix("@") || given.hasPrefix("@@") {
             throw CLIError.usage("--uri carries the wallet's one-time token: give it as @FILE, - (stdin) or OMNI_CONNECT_URI, "

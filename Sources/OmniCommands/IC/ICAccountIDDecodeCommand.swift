@@ -15,11 +15,11 @@ enum ICAccountIDDecodeCommand {
             or a written-out default subaccount exit 3 with the reason. A 64-hex-digit ICP account identifier \
             is checked against its CRC-32; it cannot be decoded further (it is a hash).
             """,
-        arguments: [text.spec],
+        arguments: [text],
         examples: [Example("omni ic account decode k2t6j-2nvnp-4zjm3-25dtz-6xhaa-c7boj-5gayf-oj3xs-i43lp-teztq-6ae-dfxgiyy.102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20",
                            "Owner, subaccount and account identifier.")]
     ) { invocation in
-        let input = (try invocation.argument(text) ?? "").trimmingWhitespaceAndNewlines()
+        let input = try invocation.value(text)
         if input.utf8.count == 64, input.utf8.allSatisfy({ $0.isHexDigitASCII }) {
             let identifier = try AccountIdentifier(hex: input)
             var report = ICReport(json: .object([

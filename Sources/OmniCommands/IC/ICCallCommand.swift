@@ -4,6 +4,8 @@ import OmniIC
 
 /// `omni ic call CANISTER METHOD [ARGS|-]`: an update call whose outcome is read from a verified certificate.
 enum ICCallCommand {
+    typealias Support = ICCanisterCallSupport
+
     static let asyncFlag = Flag("async", help: "Submit and print the request id without waiting (check later with 'omni ic request-status').")
 
     static let command = Command(
@@ -17,13 +19,15 @@ enum ICCallCommand {
             method's types; a certified reject with its code, message and error code (exit 4). A reject the \
             replica sends before consensus carries no certificate: it is reported on stderr as an error, never \
             printed as a result (exit 4). A call whose reply was already forgotten is reported as done without \
-            reply (exit 1). Each call carries a random nonce, so repeating a command makes a new call. \
+            reply (exit 1). Each call carries a random nonce, so repeating a command makes a new call. Every \
+            input (ARGS, files, keys, the root key, the identity) is checked before anything is sent. \
             --output candid (the default) prints Candid text, json the values with the request id and how they \
             were verified, hex the reply bytes as hex, raw the reply bytes themselves.
             """,
-        options: [ICCanisterCallSupport.candid, ICCanisterCallSupport.argsFormat, ICCanisterCallSupport.effectiveCanister, asyncFlag]
-            + ICNetworkOptions.connection + ICNetworkOptions.signing + ICNetworkOptions.waiting,
-        arguments: [ICQueryCommand.canister.spec, ICQueryCommand.method.spec, ICQueryCommand.arguments.spec],
+        options: [Support.did, Support.inputFormat, Support.effectiveCanister, asyncFlag] + ICNetworkOptions.connection
+            + ICNetworkOptions.signing + ICNetworkOptions.waiting,
+        arguments: [Support.canister, Support.method, Support.arguments],
+        relations: ICNetworkOptions.relations,
         examples: [
             Example("omni ic call bkyz2-fmaaa-aaaaa-qaaaq-cai greet '(\"me\")' --network local --root-key @root.hex --identity alice",
                     "A signed update call to a local canister."),
@@ -32,27 +36,19 @@ enum ICCallCommand {
             Example("omni ic call --async ryjl3-tyaaa-aaaaa-aaaba-cai transfer @args.did --identity me",
                     "Submit only; prints the request id."),
         ],
-        outputAliases: ICCanisterCallSupport.outputAliases
+        outputAliases: Support.outputAliases
     ) { invocation in
-        let target = try ICInput.principal(try invocation.argument(ICQueryCommand.canister) ?? "", label: "CANISTER")
-        let methodName = try invocation.argument(ICQueryCommand.method) ?? ""
-        let wait = !(try invocation.flag(asyncFlag))
+        let wait = !(try invocation.value(asyncFlag))
+        let reply = Support.replyFormat(invocation)
+        let call = try Support.prepare(invocation, typesForReply: wait && (reply == .candid || reply == .json))
         let progress = invocation.progress("Waiting")
         defer { progress.finish() }
-        let agent = try ICNetworkOptions.agent(invocation, progress: progress)
-        let hasArguments = invocation.parsed.positionals.count > 2
-        let interface = try ICCanisterCallSupport.interface(
-            invocation, agent: agent, canister: target,
-            needed: try ICCanisterCallSupport.needsTypes(invocation, hasArguments: hasArguments) && (wait || hasArguments))
-        let function = try ICCanisterCallSupport.method(methodName, in: interface, invocation: invocation)
-        let arg = try ICCanisterCallSupport.encodeArguments(invocation, argument: ICQueryCommand.arguments, function: function,
-                                                            interface: interface)
-        let effective = try invocation.value(ICCanisterCallSupport.effectiveCanister).map {
-            try ICInput.principal($0, label: "--effective-canister-id")
-        }
-        let result = try agent.call(canister: target, method: methodName, arg: arg, effectiveCanister: effective, wait: wait)
-        let context = ReplyContext.call(result, canister: target, method: methodName, function: function, interface: interface)
+        let agent = try call.connection.agent(invocation, progress: progress)
+        let (interface, function, arg) = try call.typed(invocation, agent: agent)
+        let result = try agent.call(canister: call.canister, method: call.method, arg: arg, effectiveCanister: call.effectiveCanister,
+                                    wait: wait)
+        let context = ReplyContext.call(result, canister: call.canister, method: call.method, function: function, interface: interface)
         invocation.detail(context.verificationText)
-        return try ICCanisterCallSupport.callResult(result, context: context, invocation: invocation)
+        return try Support.callResult(result, context: context, invocation: invocation)
     }
 }

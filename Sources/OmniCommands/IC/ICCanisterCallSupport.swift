@@ -4,25 +4,30 @@ import OmniCodec
 import OmniIC
 import OmniTransport
 
-/// What `omni ic query`, `call`, `request-status` and `send` share: Candid interfaces (from `--candid` or the
-/// canister's verified `candid:service`), argument encoding, and how a reply, reject or status is printed.
+/// What `omni ic query`, `call`, `sign`, `request-status` and `send` share: the canister and method arguments, Candid
+/// interfaces (from `--did` or the canister's verified `candid:service`), argument reading and encoding, and how a
+/// reply, reject or status is printed.
 enum ICCanisterCallSupport {
-    static let candid = Option<String>(
-        "candid", valueName: "FILE",
-        help: "The canister's .did file, for argument and result types. Without it, omni reads the canister's "
-            + "candid:service metadata (verified) whenever types are needed.",
-        source: .path, group: "Candid")
-    static let argsFormat = Option<ArgsFormat>(
-        "args-format", valueName: "FORMAT",
+    static let canister = Argument<Principal>("CANISTER", help: "The canister id (textual principal).")
+    static let method = Argument<String>("METHOD", help: "The method name.")
+    static let arguments = OptionalArgument<String>(
+        "ARGS", help: "The arguments, e.g. '(\"world\", 42)'; @FILE or - for stdin. Default: ().", source: .content)
+    static let did = Option<InputFile>(
+        "did", valueName: "FILE",
+        help: "The canister's .did file, for argument and result types.",
+        absentMeans: "the canister's candid:service metadata (verified), read whenever types are needed",
+        group: "Candid")
+    static let inputFormat = DefaultedOption<InputFormat>(
+        "input-format", valueName: "FORMAT",
         help: "How ARGS is written: candid (text), json (needs the method's types), hex, or binary (raw bytes from @FILE or -).",
         default: .candid, group: "Candid")
-    static let effectiveCanister = Option<String>(
+    static let effectiveCanister = Option<Principal>(
         "effective-canister-id", valueName: "ID",
-        help: "For aaaaa-aa: route the request to this canister's subnet (default: the argument's canister_id; needed for "
-            + "create_canister). Any other canister is its own effective id.",
-        group: "Network")
+        help: "For aaaaa-aa: route the request to this canister's subnet (needed for create_canister). Any other canister "
+            + "is its own effective id.",
+        absentMeans: "the argument's canister_id", group: "Network")
 
-    enum ArgsFormat: String, CaseIterable, ArgumentValue { case candid, json, hex, binary }
+    enum InputFormat: String, CaseIterable, ArgumentValue { case candid, json, hex, binary }
 
     /// `--output` names these commands add: Candid text (the default), the reply as hex, or its raw bytes.
     static let outputAliases = [
@@ -43,13 +48,15 @@ enum ICCanisterCallSupport {
 
     // MARK: Interfaces
 
-    /// The interface to type values with: `--candid FILE`, else (when `needed`) the canister's verified
-    /// `candid:service`. A canister without one, or with one that does not parse, is used untyped with a note.
-    static func interface(_ invocation: Invocation, agent: ICAgent, canister: Principal, needed: Bool) throws -> CandidInterface? {
-        if let path = try invocation.value(candid) {
-            return try CandidTypeOptions.loadInterface(path, invocation: invocation, label: "--candid")
-        }
-        guard needed, canister != .managementCanister else { return nil }
+    /// The `--did` file, read and checked (nil when not given).
+    static func fileInterface(_ invocation: Invocation) throws -> CandidInterface? {
+        try invocation.value(did).map { try CandidTypeOptions.loadInterface($0, invocation: invocation, label: "--did") }
+    }
+
+    /// The canister's verified `candid:service`. A canister without one, or with one that does not parse, is used
+    /// untyped with a note.
+    static func fetchedInterface(_ invocation: Invocation, agent: ICAgent, canister: Principal) throws -> CandidInterface? {
+        guard canister != .managementCanister else { return nil }
         let service: CandidServiceMetadata?
         do {
             service = try agent.candidService(canister: canister)
@@ -58,7 +65,7 @@ enum ICCanisterCallSupport {
             return nil
         }
         guard let service else {
-            invocation.note("note: \(canister) publishes no candid:service metadata; values are untyped (give --candid FILE for field names)")
+            invocation.note("note: \(canister) publishes no candid:service metadata; values are untyped (give --did FILE for field names)")
             return nil
         }
         do {
@@ -71,9 +78,9 @@ enum ICCanisterCallSupport {
         }
     }
 
-    /// The method's type, when the interface has it. A method missing from a `--candid` file is a usage error;
-    /// missing from fetched metadata it is a note (the canister will answer for itself).
-    static func method(_ name: String, in interface: CandidInterface?, invocation: Invocation) throws -> CandidFunctionType? {
+    /// The method's type, when the interface has it. A method missing from a `--did` file is a usage error; missing
+    /// from fetched metadata it is a note (the canister will answer for itself).
+    static func method(_ name: String, in interface: CandidInterface?, fromFile: Bool, invocation: Invocation) throws -> CandidFunctionType? {
         guard let interface else { return nil }
         let function: CandidFunctionType?
         do { function = try interface.method(name) } catch {
@@ -81,7 +88,7 @@ enum ICCanisterCallSupport {
         }
         if function == nil {
             let available = interface.service?.methods.map(\.name).joined(separator: ", ") ?? ""
-            if invocation.isGiven(candid) {
+            if fromFile {
                 throw ICError(.invalidArgument, "the interface has no method \"\(name)\"" + (available.isEmpty ? "" : " (methods: \(available))"))
             }
             invocation.note("note: candid:service has no method \"\(name)\"; values are untyped")
@@ -89,63 +96,46 @@ enum ICCanisterCallSupport {
         return function
     }
 
-    // MARK: Arguments
+    // MARK: A call prepared offline
 
-    /// ARGS (or `()` when absent) as a Candid message, typed by `function` when known.
-    static func encodeArguments(_ invocation: Invocation, argument: Argument<String>, function: CandidFunctionType?,
-                                interface: CandidInterface?) throws -> [UInt8] {
-        let format = try invocation.value(argsFormat) ?? .candid
-        // ARGS is the third word (after CANISTER and METHOD).
-        let raw = invocation.parsed.positionals.dropFirst(2).first
-        if format == .binary, let raw, raw != "-", !raw.hasPrefix("@") || raw.hasPrefix("@@") {
-            throw CLIError.usage("--args-format binary reads raw bytes: give ARGS as @FILE or - (stdin)", commandPath: invocation.commandPath)
-        }
-        guard raw != nil, let bytes = try invocation.bytes(of: argument) else {
-            return try candidCall("ARGS") { () throws(CandidError) in
-                try Candid.encode([], types: function?.argumentTypes, environment: interface?.environment ?? CandidTypeEnvironment())
-            }
-        }
-        let environment = interface?.environment ?? CandidTypeEnvironment()
-        switch format {
-        case .binary:
-            return bytes
-        case .hex:
-            let text = String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
-            do { return try Hex.decode(text, allowPrefix: true) } catch {
-                throw error.labelled("ARGS")
-            }
-        case .candid:
-            let text = String(decoding: bytes, as: UTF8.self)
-            return try candidCall("ARGS") { () throws(CandidError) in
-                let values = try Candid.parseArguments(text, types: function?.argumentTypes, environment: environment)
-                return try Candid.encode(values, types: function?.argumentTypes, environment: environment)
-            }
-        case .json:
-            guard let function else {
-                throw ICError(.invalidArgument, "--args-format json needs the method's argument types: give --candid FILE "
-                              + "(or call a canister that publishes candid:service)")
-            }
-            let json: JSONValue
-            do { json = try JSONValue.parse(bytes) } catch { throw ICError(.malformed, "ARGS: \(error)") }
-            return try candidCall("ARGS") { () throws(CandidError) in
-                let values = try Candid.arguments(fromJSON: json, types: function.argumentTypes, environment: environment)
-                return try Candid.encode(values, types: function.argumentTypes, environment: environment)
-            }
+    /// Everything about a query or call that can be checked on this machine, checked before the first byte goes on
+    /// the network: canister, method, ARGS (hex decoded, Candid text and JSON parsed), the `--did` file and the method
+    /// in it, the signer's key, the root key. With `--did` (or when no types are needed) the argument is encoded here too.
+    struct PreparedCall {
+        let canister: Principal
+        let method: String
+        let effectiveCanister: Principal?
+        let arguments: CallArguments
+        let interface: CandidInterface?
+        let function: CandidFunctionType?
+        /// The canister's candid:service is read for types (no --did, and the arguments or the reply need them).
+        let fetchesTypes: Bool
+        /// The encoded argument, when it did not wait for fetched types.
+        let encoded: [UInt8]?
+        let connection: ICConnection
+
+        /// The interface, the method's type and the argument message: fetched types first when needed.
+        func typed(_ invocation: Invocation, agent: ICAgent) throws -> (CandidInterface?, CandidFunctionType?, [UInt8]) {
+            if let encoded { return (interface, function, encoded) }
+            let fetched = try ICCanisterCallSupport.fetchedInterface(invocation, agent: agent, canister: canister)
+            let function = try ICCanisterCallSupport.method(method, in: fetched, fromFile: false, invocation: invocation)
+            return (fetched, function, try arguments.encode(function: function, environment: fetched?.environment).bytes)
         }
     }
 
-    /// Whether decoding or encoding needs the method's types (and so the candid:service read).
-    static func needsTypes(_ invocation: Invocation, hasArguments: Bool) throws -> Bool {
-        let format = try invocation.value(argsFormat) ?? .candid
-        let output = replyFormat(invocation)
-        return (hasArguments && (format == .candid || format == .json)) || output == .candid || output == .json
-    }
-
-    /// Runs a Candid operation, turning its error into malformed input about `what`.
-    static func candidCall<T>(_ what: String, _ body: () throws(CandidError) -> T) throws(ICError) -> T {
-        do { return try body() } catch {
-            throw ICError(.malformed, "\(what): \(error)")
-        }
+    /// `typesForReply`: whether the reply will be decoded (candid or json output) and so wants the method's types.
+    static func prepare(_ invocation: Invocation, typesForReply: Bool) throws -> PreparedCall {
+        let target = try invocation.value(canister)
+        let methodName = try invocation.value(method)
+        let effective = try invocation.value(effectiveCanister)
+        let arguments = try CallArguments.read(invocation, argument: Self.arguments, format: try invocation.value(inputFormat))
+        let interface = try fileInterface(invocation)
+        let function = try method(methodName, in: interface, fromFile: true, invocation: invocation)
+        let fetchesTypes = interface == nil && target != .managementCanister && (arguments.wantsTypes || typesForReply)
+        let encoded = fetchesTypes ? nil : try arguments.encode(function: function, environment: interface?.environment).bytes
+        return PreparedCall(canister: target, method: methodName, effectiveCanister: effective, arguments: arguments,
+                            interface: interface, function: function, fetchesTypes: fetchesTypes, encoded: encoded,
+                            connection: try ICNetworkOptions.prepare(invocation))
     }
 
     // MARK: Replies
@@ -164,7 +154,7 @@ enum ICCanisterCallSupport {
         do {
             let values = try Candid.decode(bytes)
             if function == nil, values.contains(where: \.hasHashedLabels) {
-                invocation.note("note: without types, record fields show hash numbers; give --candid FILE to see the names")
+                invocation.note("note: without types, record fields show hash numbers; give --did FILE to see the names")
             }
             return values
         } catch {
@@ -181,18 +171,18 @@ enum ICCanisterCallSupport {
             throw TransportError(.rejected, "the replica refused call \(call.requestID) before consensus; this reject is not "
                                  + "certified, so it is not printed as a result: \(reject)")
         }
-        return result(call.outcome, context: context, invocation: invocation)
+        return try result(call.outcome, context: context, invocation: invocation)
     }
 
     /// Prints an outcome: the reply in the chosen form (exit 0), a reject (exit 4), done without reply (exit 1),
     /// accepted (exit 0, the request id).
-    static func result(_ outcome: CallOutcome, context: ReplyContext, invocation: Invocation) -> CommandResult {
+    static func result(_ outcome: CallOutcome, context: ReplyContext, invocation: Invocation) throws -> CommandResult {
         switch outcome {
         case .replied(let bytes):
             let format = replyFormat(invocation)
             if format == .raw {
-                invocation.streams.outBytes(bytes)
-                return CommandResult(exitCode: .ok)
+                try invocation.write(bytes, to: .standardOutput, label: "reply")
+                return .success
             }
             let values = format == .hex ? nil : decodeReply(bytes, function: context.function, interface: context.interface,
                                                            invocation: invocation)
@@ -210,121 +200,92 @@ enum ICCanisterCallSupport {
     }
 }
 
-/// Where an answer came from and how it was checked (shared by every output model below).
-struct ReplyContext {
-    let kind: String
-    let requestID: RequestID
-    let canister: Principal?
-    let effectiveCanisterID: Principal
-    let method: String?
-    let function: CandidFunctionType?
-    let interface: CandidInterface?
-    /// `{"kind": "node_signatures" | "certificate" | "none", …}`.
-    let verification: JSONValue
-    let verificationText: String
-
-    var commonJSON: [(String, JSONValue)] {
-        var fields: [(String, JSONValue)] = [("kind", .string(kind)), ("request_id", .string(requestID.hex))]
-        if let canister { fields.append(("canister_id", .string(canister.text))) }
-        if let method { fields.append(("method", .string(method))) }
-        fields.append(("verification", verification))
-        return fields
+/// ARGS as read before anything goes on the network: hex decoded, Candid text parsed for its syntax, JSON parsed.
+/// Typing waits for the method's types (from `--did` or the canister's candid:service).
+struct CallArguments {
+    enum Form {
+        /// No ARGS: `()`.
+        case empty
+        /// Hex or binary: a message sent as given.
+        case message([UInt8])
+        case candid([UInt8], source: String)
+        case json(JSONValue)
     }
 
-    static func query(_ result: QueryResult, canister: Principal, method: String, function: CandidFunctionType?,
-                      interface: CandidInterface?) -> ReplyContext {
-        let verification: JSONValue
-        let text: String
-        switch result.verification {
-        case .skipped:
-            verification = ["kind": "none"]
-            text = "NOT verified (--unsafe)"
-        case .nodeSignatures(let subnet, let nodes, let fromCache, let refreshed):
-            verification = .object([
-                "kind": "node_signatures", "subnet_id": .string(subnet.text), "nodes": .array(nodes.map { .string($0.text) }),
-                "keys_from_cache": .bool(fromCache), "keys_refreshed": .bool(refreshed),
-            ])
-            text = "verified: signed by node \(nodes.map(\.text).joined(separator: ", ")) of subnet \(subnet)"
+    let form: Form
+
+    static func read(_ invocation: Invocation, argument: OptionalArgument<String>,
+                     format: ICCanisterCallSupport.InputFormat) throws -> CallArguments {
+        if format == .binary, let word = invocation.word(of: argument), word != "-", !word.hasPrefix("@") || word.hasPrefix("@@") {
+            throw CLIError.usage("--input-format binary reads raw bytes: give ARGS as @FILE or - (stdin)",
+                                 commandPath: invocation.commandPath)
         }
-        return ReplyContext(kind: "query", requestID: result.requestID, canister: canister, effectiveCanisterID: result.effectiveCanisterID,
-                            method: method, function: function, interface: interface, verification: verification,
-                            verificationText: text)
+        guard let bytes = try invocation.bytes(of: argument) else { return CallArguments(form: .empty) }
+        let source = invocation.sourceName(of: argument) ?? "ARGS"
+        switch format {
+        case .binary:
+            return CallArguments(form: .message(bytes))
+        case .hex:
+            return CallArguments(form: .message(try ICInput.bytes(bytes, encoding: .hex, label: source)))
+        case .candid:
+            // The text's form is checked now; a value that only fits with the method's types waits for them.
+            do throws(CandidError) { _ = try Candid.parseArguments(utf8: bytes) } catch {
+                if error.kind != .typeMismatch && error.kind != .invalidType { throw error.labelled(source) }
+            }
+            return CallArguments(form: .candid(bytes, source: source))
+        case .json:
+            do throws(CodecError) { return CallArguments(form: .json(try JSONValue.parse(bytes))) } catch {
+                throw error.labelled(source)
+            }
+        }
     }
 
-    static func call(_ result: CallResult, canister: Principal?, method: String?, function: CandidFunctionType?,
-                     interface: CandidInterface?) -> ReplyContext {
-        let (verification, text) = certificateVerification(result.certificate, verified: result.verified)
-        return ReplyContext(kind: "call", requestID: result.requestID, canister: canister, effectiveCanisterID: result.effectiveCanisterID,
-                            method: method, function: function, interface: interface, verification: verification,
-                            verificationText: text)
+    /// Whether encoding wants the method's types: JSON needs them, Candid text takes them (5 becomes a nat8 where one
+    /// is expected).
+    var wantsTypes: Bool {
+        switch form {
+        case .empty, .message: false
+        case .candid, .json: true
+        }
     }
 
-    static func certificateVerification(_ certificate: VerifiedCertificate?, verified: Bool) -> (JSONValue, String) {
-        guard verified else { return (["kind": "none"], "NOT verified (--unsafe)") }
-        // Only a call accepted without waiting has no certificate (uncertified rejects never get here).
-        guard let certificate else { return (["kind": "none"], "nothing to verify yet: the call was accepted (202), not waited for") }
-        let json: JSONValue = .object([
-            "kind": "certificate", "subnet_id": .string(certificate.subnetID.text), "delegated": .bool(certificate.isDelegated),
-            "time": .string(String(certificate.time)), "time_rfc3339": .string(ICTime.format(certificate.time)),
-        ])
-        return (json, "verified: certificate of subnet \(certificate.subnetID) at \(ICTime.format(certificate.time))")
-    }
-}
-
-/// A reply: Candid text, JSON with the values and the bytes, or hex.
-struct ReplyOutput: Renderable {
-    let context: ReplyContext
-    let reply: [UInt8]
-    let values: [CandidValue]?
-    let hexOnly: Bool
-
-    func text(style: TextStyle) -> String {
-        guard !hexOnly, let values else { return Hex.encode(reply) }
-        return Candid.print(arguments: values)
+    var isEmpty: Bool {
+        if case .empty = form { return true }
+        return false
     }
 
-    var json: JSONValue {
-        var fields = [("status", JSONValue.string("replied"))] + context.commonJSON
-        fields.append(("values", values.map { Candid.json(arguments: $0) } ?? .null))
-        fields.append(("reply_hex", .string(Hex.encode(reply))))
-        return .object(JSONObject(fields))
-    }
-}
-
-/// A reject by the canister or the system, with exit code 4.
-struct RejectOutput: Renderable {
-    let context: ReplyContext
-    let reject: Reject
-
-    func text(style: TextStyle) -> String {
-        let origin = reject.certified ? "certified" : "not certified"
-        return style.bad("rejected") + " (code \(reject.code.rawValue) \(reject.code.name)"
-            + (reject.errorCode.map { ", \($0)" } ?? "") + ", \(origin)): " + reject.message
-    }
-
-    var json: JSONValue {
-        var fields = [("status", JSONValue.string("rejected"))] + context.commonJSON
-        fields += [("reject_code", .int(reject.code.rawValue)), ("reject_code_name", .string(reject.code.name)),
-                   ("reject_message", .string(reject.message)), ("error_code", reject.errorCode.map { .string($0) } ?? .null),
-                   ("certified", .bool(reject.certified))]
-        return .object(JSONObject(fields))
-    }
-}
-
-/// A status without a reply: done (forgotten), accepted (not waited for), or still pending.
-struct StatusOutput: Renderable {
-    let context: ReplyContext
-    let status: String
-    let message: String?
-
-    func text(style: TextStyle) -> String {
-        if status == "accepted" { return context.requestID.prefixedHex }
-        return status + (message.map { ": " + $0 } ?? "")
+    /// The Candid message, typed by `function` when known, and its values (nil for a message given as bytes).
+    func encode(function: CandidFunctionType?, environment: CandidTypeEnvironment?) throws -> (bytes: [UInt8], values: [CandidValue]?) {
+        let environment = environment ?? CandidTypeEnvironment()
+        let types = function?.argumentTypes
+        switch form {
+        case .message(let bytes):
+            return (bytes, nil)
+        case .empty:
+            return try Self.candid("ARGS") { () throws(CandidError) in ((try Candid.encode([], types: types, environment: environment)), []) }
+        case .candid(let bytes, let source):
+            do throws(CandidError) {
+                let values = try Candid.parseArguments(utf8: bytes, types: types, environment: environment)
+                return (try Candid.encode(values, types: types, environment: environment), values)
+            } catch {
+                throw error.labelled(source)
+            }
+        case .json(let json):
+            guard let types else {
+                throw ICError(.invalidArgument, "--input-format json needs the method's argument types: give --did FILE "
+                              + "(or call a canister that publishes candid:service)")
+            }
+            return try Self.candid("ARGS") { () throws(CandidError) in
+                let values = try Candid.arguments(fromJSON: json, types: types, environment: environment)
+                return (try Candid.encode(values, types: types, environment: environment), values)
+            }
+        }
     }
 
-    var json: JSONValue {
-        var fields = [("status", JSONValue.string(status))] + context.commonJSON
-        if let message { fields.append(("message", .string(message))) }
-        return .object(JSONObject(fields))
+    /// Runs a Candid operation, turning its error into malformed input about `what`.
+    static func candid<T>(_ what: String, _ body: () throws(CandidError) -> T) throws(ICError) -> T {
+        do { return try body() } catch {
+            throw ICError(.malformed, "\(what): \(error)")
+        }
     }
 }

@@ -5,23 +5,23 @@ import OmniIC
 
 /// `omni ic certificate verify`: a certificate checked offline, as an agent checks it before trusting a value.
 enum ICCertificateVerifyCommand {
-    static let certificate = Argument<String>(
-        "CERTIFICATE", help: "The certificate CBOR, or a read_state response body {certificate: …}, as hex; read "
-            + "from stdin when omitted.",
-        optional: true, source: .content)
-    static let input = Option<ICInputEncoding>("input", valueName: "FORMAT", help: "How CERTIFICATE is encoded.", default: .hex)
-    static let canister = Option<String>("canister", valueName: "ID",
-                                         help: "The effective canister id the certificate must be authoritative for.")
-    static let subnet = Option<String>("subnet", valueName: "ID",
-                                       help: "For subnet read_state certificates: the subnet they must come from.")
-    static let at = Option<String>("at", valueName: "TIME",
-                                   help: "Check /time against this instant instead of the clock (RFC 3339 or ns since the epoch).",
-                                   defaultDescription: "now")
-    static let tolerance = Option<Duration>("tolerance", valueName: "DURATION", help: "How far /time may be from the reference time.", default: .seconds(300),
-                                            defaultDescription: "5m")
-    static let lookup = Option<String>(
-        "lookup", valueName: "PATH",
-        help: "Look up a path in the verified tree, e.g. /time or /canister/ID/certified_data.", repeating: true)
+    static let certificate = OptionalArgument<String>(
+        "CERTIFICATE", help: "The certificate CBOR, or a read_state response body {certificate: …}, as hex (binary with "
+            + "--input-format binary); read from stdin when omitted.",
+        source: .content)
+    static let inputFormat = DefaultedOption<ICInputEncoding>("input-format", valueName: "FORMAT", help: "How CERTIFICATE is encoded.",
+                                                              default: .hex)
+    static let canister = Option<Principal>("canister", valueName: "ID",
+                                            help: "The effective canister id the certificate must be authoritative for.")
+    static let subnet = Option<Principal>("subnet", valueName: "ID",
+                                          help: "For subnet read_state certificates: the subnet they must come from.")
+    static let at = Option<Instant>("at", valueName: "INSTANT",
+                                    help: "Check /time against this instant instead of the clock: RFC 3339 or Unix seconds.",
+                                    absentMeans: "now")
+    static let timeTolerance = DefaultedOption<Duration>("time-tolerance", valueName: "DURATION",
+                                                         help: "How far /time may be from the reference time.", default: .seconds(300))
+    static let lookup = RepeatedOption<StatePath>(
+        "lookup", valueName: "PATH", help: "Look up a path in the verified tree, e.g. /time or /canister/ID/certified_data.")
 
     static let command = Command(
         "verify", abstract: "Verify a certificate offline (exit 0 valid, 1 not valid with the reason, 3 malformed).",
@@ -30,46 +30,37 @@ enum ICCertificateVerifyCommand {
             the root key or under a subnet key that the root subnet delegated (never a nested delegation), that \
             the delegated subnet's certified canister ranges contain --canister (sharded /canister_ranges/<subnet> \
             or flat /subnet/<subnet>/canister_ranges) or that the delegation is for --subnet, and that /time is \
-            within --tolerance of --at (default: the clock; old certificates need --at).
+            within --time-tolerance of --at (default: the clock; old certificates need --at).
             Reasons for exit 1: signature, delegation, range, time, lookup (e.g. no /time).
             Lookup paths are /-separated labels: a principal's text stands for its bytes, 0x… and 64-digit hex \
             labels (request ids) for their bytes, anything else for its UTF-8 text. Each lookup prints found \
             (with the value), absent (the tree proves there is none), unknown (pruned), or error (an inner node).
             """,
-        options: [input, canister, subnet, ICInput.offlineRootKey, at, tolerance, lookup], arguments: [certificate.spec],
+        options: [inputFormat, canister, subnet, ICOfflineOptions.rootKey, at, timeTolerance, lookup],
+        arguments: [certificate],
+        relations: [.exactlyOne(canister, subnet)],
         examples: [
             Example("omni ic certificate verify @cert.hex --canister ryjl3-tyaaa-aaaaa-aaaba-cai --at 2025-11-22T07:35:00Z",
                     "Check an old mainnet certificate at the time it was made."),
-            Example("omni ic certificate verify @body.bin --input binary --canister ID --root-key @local-root.hex --lookup /time",
-                    "A local replica's read_state response, and its certified time."),
+            Example("omni ic certificate verify @body.bin --input-format binary --subnet tdb26-jop6k-aogll-7ltgs-eruif-6kk7m-qpktf-gdiqx-mxtrf-vb5e6-eqe "
+                    + "--root-key @local-root.hex --lookup /time",
+                    "A local replica's subnet read_state response, and its certified time."),
         ]
     ) { invocation in
-        let path = invocation.commandPath
-        if invocation.isGiven(canister) == invocation.isGiven(subnet) {
-            throw CLIError.usage("give exactly one of --canister ID or --subnet ID (what the certificate must be authoritative for)",
-                                 commandPath: path)
-        }
         let scope: CertificateScope
-        if let text = try invocation.value(canister) {
-            scope = .canister(try ICInput.principal(text, label: "--canister"))
+        if let id = try invocation.value(canister) {
+            scope = .canister(id)
+        } else if let id = try invocation.value(subnet) {
+            scope = .subnet(id)
         } else {
-            scope = .subnet(try ICInput.principal(try invocation.require(subnet), label: "--subnet"))
+            throw CLIError.usage("give --canister ID or --subnet ID", commandPath: invocation.commandPath)
         }
-        let key = try ICInput.rootKey(invocation, option: ICInput.offlineRootKey) ?? .mainnet
-        let reference = try invocation.value(at).map { try ICInput.time($0, label: "--at") } ?? IngressExpiry.currentTime()
-        let freshness = Freshness.at(reference, tolerance: ICInput.nanoseconds(try invocation.value(tolerance) ?? .seconds(300)))
-        let paths = try invocation.values(lookup).map { try statePath($0) }
-
-        let raw: [UInt8]
-        if let given = try invocation.bytes(of: certificate) {
-            raw = given
-        } else {
-            guard !invocation.streams.stdinIsTerminal else {
-                throw CLIError.usage("give CERTIFICATE (hex, @FILE, or pipe it in)", commandPath: path)
-            }
-            raw = try invocation.streams.stdinBytes()
-        }
-        let bytes = try ICInput.bytes(raw, encoding: try invocation.value(input) ?? .hex, label: "CERTIFICATE")
+        let key = try ICOfflineOptions.rootKey(invocation)
+        let reference = try invocation.value(at)?.unixNanoseconds ?? IngressExpiry.currentTime()
+        let freshness = Freshness.at(reference, tolerance: try invocation.value(timeTolerance).nanosecondsValue)
+        let paths = try invocation.value(lookup)
+        let raw = try invocation.bytes(of: certificate) ?? invocation.read(.standardInput, label: "CERTIFICATE")
+        let bytes = try ICInput.bytes(raw, encoding: try invocation.value(inputFormat), label: "CERTIFICATE")
         let (parsed, source) = try decode(bytes)
 
         var json = JSONObject()
@@ -139,16 +130,6 @@ enum ICCertificateVerifyCommand {
             return (try ICCertificate(decoding: try ReadStateResponse.certificate(from: bytes)), "read_state_response")
         }
         return (try ICCertificate(decoding: bytes), "certificate")
-    }
-
-    /// A `--lookup` path (`StatePath(text:)`), which here must start with `/`.
-    static func statePath(_ text: String) throws -> StatePath {
-        guard text.hasPrefix("/") else {
-            throw ICError(.malformed, "--lookup: \"\(ICInput.sample(text))\" is not a path; paths start with / (e.g. /time)")
-        }
-        do throws(ICError) { return try StatePath(text: text) } catch {
-            throw ICError(.malformed, "--lookup: \(error.message)")
-        }
     }
 
     static func scopeJSON(_ scope: CertificateScope) -> JSONObject {

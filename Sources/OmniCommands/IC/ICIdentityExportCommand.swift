@@ -5,7 +5,7 @@ import OmniIC
 
 /// `omni ic identity export NAME --show-private-key`.
 enum ICIdentityExportCommand {
-    static let name = Argument<String>("NAME", help: "The identity to export.")
+    static let name = Argument<String>("NAME", help: "The identity to export.", completion: .dynamic("identities"))
     static let showPrivateKey = Flag("show-private-key", help: "Required: print the private key (or the session file with its session key).")
 
     static let command = Command(
@@ -15,11 +15,11 @@ enum ICIdentityExportCommand {
             command refuses (exit 2). A key prints as the PEM dfx writes, so 'dfx identity import' takes it; a \
             delegated session prints its session file (session key and delegation chain).
             """,
-        options: [showPrivateKey], arguments: [name.spec],
+        options: [showPrivateKey], arguments: [name],
         examples: [Example("omni ic identity export alice --show-private-key > alice.pem", "Back up a key (keep the file private).")]
     ) { invocation in
-        let identityName = try invocation.argument(name) ?? ""
-        guard try invocation.flag(showPrivateKey) else {
+        let identityName = try invocation.value(name)
+        guard try invocation.value(showPrivateKey) else {
             throw CLIError.usage("export prints the private key of \"\(identityName)\"; add --show-private-key if that is what you want",
                                  commandPath: invocation.commandPath)
         }

@@ -18,7 +18,7 @@ enum ICIdentityNewCommand {
     }
 
     static let name = Argument<String>("NAME", help: "A name for the identity (A–Z a–z 0–9 . _ -, up to 64 characters).")
-    static let type = Option<KeyType>("type", valueName: "TYPE", help: "The key type.", default: .ed25519)
+    static let type = DefaultedOption<KeyType>("type", valueName: "TYPE", help: "The key type.", default: .ed25519)
     static let use = Flag("use", help: "Make it the default identity.")
 
     static let command = Command(
@@ -27,46 +27,22 @@ enum ICIdentityNewCommand {
             The key is written as <name>.pem (mode 0600) in the PEM format dfx writes, so dfx and other tools can \
             use the file as is. An existing identity is never overwritten.
             """,
-        options: [type, use], arguments: [name.spec],
+        options: [type, use], arguments: [name],
         examples: [
             Example("omni ic identity new alice --use", "An Ed25519 identity, made the default."),
             Example("omni ic identity new hw --type secp256k1", "A secp256k1 identity (the curve of Bitcoin and Ethereum keys)."),
         ]
     ) { invocation in
-        let identityName = try invocation.argument(name) ?? ""
-        let keyType = try invocation.value(type) ?? .ed25519
+        let identityName = try invocation.value(name)
         let store = ICIdentityStore.open(invocation)
         try IdentityStore.validate(name: identityName)
         if store.contains(identityName) {
             throw ICError(.configuration, "an identity named \"\(identityName)\" already exists; choose another name or remove it first")
         }
-        let identity = try ICIdentity.generate(keyType.icType)
+        let identity = try ICIdentity.generate(try invocation.value(type).icType)
         try store.save(identity, as: identityName)
-        let makeDefault = try invocation.flag(use)
-        if makeDefault { try store.setDefault(identityName) }
+        if try invocation.value(use) { try store.setDefault(identityName) }
         return .output(ICIdentityFacts.report(name: identityName, identity: identity, store: store,
                                               isDefault: try store.defaultName() == identityName))
-    }
-}
-
-/// How identities are shown: name, type, principal, default, and for sessions their delegation; never a secret.
-enum ICIdentityFacts {
-    static func json(name: String?, identity: ICIdentity, isDefault: Bool) -> JSONObject {
-        var object = JSONObject()
-        object.append("name", name.map { .string($0) } ?? .null)
-        object.append("type", .string(identity.keyType.rawValue))
-        object.append("principal", .string(identity.principal.text))
-        object.append("default", .bool(isDefault))
-        return object
-    }
-
-    static func report(name: String, identity: ICIdentity, store: IdentityStore, isDefault: Bool) -> ICReport {
-        var json = json(name: name, identity: identity, isDefault: isDefault)
-        json.append("directory", .string(store.directory))
-        var report = ICReport(json: .object(json))
-        report.line("name", name + (isDefault ? " (default)" : ""))
-        report.line("type", identity.keyType.rawValue)
-        report.line("principal", identity.principal.text)
-        return report
     }
 }

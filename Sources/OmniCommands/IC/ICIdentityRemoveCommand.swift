@@ -5,7 +5,7 @@ import OmniIC
 
 /// `omni ic identity remove NAME [--yes]`.
 enum ICIdentityRemoveCommand {
-    static let name = Argument<String>("NAME", help: "The identity to delete.")
+    static let name = Argument<String>("NAME", help: "The identity to delete.", completion: .dynamic("identities"))
     static let yes = Flag("yes", short: "y", help: "Delete without asking (required when stdin is not a terminal).")
 
     static let command = Command(
@@ -13,12 +13,13 @@ enum ICIdentityRemoveCommand {
         discussion: """
             The key cannot be recovered afterwards unless it was exported. On a terminal the command asks for \
             confirmation; elsewhere (scripts, pipes) it refuses without --yes (exit 2). Removing the default \
-            identity leaves no default: requests become anonymous until 'omni ic identity use'.
+            identity leaves no default: requests become anonymous until 'omni ic identity use'. The output says \
+            which identity is the default afterwards, or that none is.
             """,
-        options: [yes], arguments: [name.spec],
+        options: [yes], arguments: [name],
         examples: [Example("omni ic identity remove old-key --yes", "Delete without a prompt.")]
     ) { invocation in
-        let identityName = try invocation.argument(name) ?? ""
+        let identityName = try invocation.value(name)
         let store = ICIdentityStore.open(invocation)
         try IdentityStore.validate(name: identityName)
         guard store.contains(identityName) else {
@@ -26,25 +27,28 @@ enum ICIdentityRemoveCommand {
         }
         // Reading it first shows which principal is about to go; an unreadable file may still be removed.
         let principal = (try? store.load(identityName))?.principal
-        if !(try invocation.flag(yes)) {
-            guard invocation.streams.stdinIsTerminal else {
-                throw CLIError.usage("refusing to delete identity \"\(identityName)\" without confirmation; add --yes",
-                                     commandPath: invocation.commandPath)
-            }
-            invocation.streams.err("Delete identity \"\(identityName)\"" + (principal.map { " (\($0.text))" } ?? "")
-                                   + " and its private key? This cannot be undone. [y/N] ")
-            let answer = (readLine() ?? "").trimmingWhitespace().lowercased()
-            guard answer == "y" || answer == "yes" else {
+        if !(try invocation.value(yes)) {
+            let question = "Delete identity \"\(identityName)\"" + (principal.map { " (\($0.text))" } ?? "")
+                + " and its private key? This cannot be undone."
+            guard try invocation.confirm(question, override: yes) else {
                 return .output(SimpleOutput(text: "not deleted", json: .object(["name": .string(identityName), "removed": false])),
                                exitCode: .failure)
             }
         }
         let wasDefault = try store.defaultName() == identityName
         try store.remove(identityName)
-        if wasDefault { invocation.note("\"\(identityName)\" was the default identity; there is no default now") }
+        let defaultNow = try store.defaultName()
         var json = JSONObject([("name", .string(identityName)), ("removed", true)])
         json.append("principal", principal.map { .string($0.text) } ?? .null)
         json.append("was_default", .bool(wasDefault))
-        return .output(SimpleOutput(text: "removed \(identityName)", json: .object(json)))
+        json.append("default", defaultNow.map { .string($0) } ?? .null)
+        var report = ICReport(json: .object(json))
+        report.line("removed", identityName)
+        if let defaultNow {
+            report.line("default", defaultNow)
+        } else {
+            report.line("default", "none: requests are anonymous until 'omni ic identity use NAME'")
+        }
+        return .output(report)
     }
 }

@@ -5,33 +5,38 @@ import OmniIC
 
 /// `omni ic identity show [NAME]`: everything about an identity except its secret.
 enum ICIdentityShowCommand {
-    static let name = Argument<String>("NAME", help: "The identity; default: the default identity.", optional: true)
-
-    /// The delegation chain of a session identity (nil for keys).
-    static func chain(of identity: ICIdentity) -> DelegationChain? { identity.delegatedSession?.chain }
+    static let name = OptionalArgument<String>(
+        "NAME", help: "The identity; default: the selected one (see 'omni ic identity whoami').", completion: .dynamic("identities"))
 
     static let command = Command(
         "show", abstract: "Show an identity: type, principal, public key, and for a delegated session its delegation.",
-        arguments: [name.spec],
+        arguments: [name],
         examples: [Example("omni ic identity show alice --output json", "Public facts only; the private key is never shown.")]
     ) { invocation in
         let store = ICIdentityStore.open(invocation)
         let defaultName = try store.defaultName()
-        guard let chosen = try invocation.argument(name) ?? defaultName else {
-            throw ICError(.configuration, "no default identity; name one (see 'omni ic identity list')")
+        let chosen: (name: String?, identity: ICIdentity)
+        if let given = try invocation.value(name) {
+            chosen = (given, try store.load(given))
+        } else {
+            let choice = try ICIdentitySelection.resolve(invocation)
+            if choice.origin == .anonymous { invocation.note("no identity chosen: requests are anonymous") }
+            chosen = (choice.name, choice.identity)
         }
-        let identity = try store.load(chosen)
-        var json = ICIdentityFacts.json(name: chosen, identity: identity, isDefault: chosen == defaultName)
+        let identity = chosen.identity
+        let isDefault = chosen.name != nil && chosen.name == defaultName
+        var json = ICIdentityFacts.json(name: chosen.name, identity: identity, isDefault: isDefault)
         json.append("directory", .string(store.directory))
         json.append("public_key", identity.publicKeyDER.map { .string(Hex.encode($0)) } ?? .null)
         var report = ICReport(json: .null)
-        report.line("name", chosen + (chosen == defaultName ? " (default)" : ""))
+        report.line("name", (chosen.name ?? "anonymous") + (isDefault ? " (default)" : ""))
         report.line("type", identity.keyType.rawValue)
         report.line("principal", identity.principal.text)
+        let chain = ICIdentityFacts.chain(of: identity)
         if let der = identity.publicKeyDER {
-            report.line(chain(of: identity) == nil ? "public key" : "root public key", Hex.encode(der))
+            report.line(chain == nil ? "public key" : "root public key", Hex.encode(der))
         }
-        if let chain = chain(of: identity) {
+        if let chain {
             let now = IngressExpiry.currentTime()
             var session = JSONObject()
             session.append("session_public_key", identity.signingPublicKeyDER.map { .string(Hex.encode($0)) } ?? .null)

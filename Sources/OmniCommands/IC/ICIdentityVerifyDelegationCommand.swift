@@ -5,13 +5,13 @@ import OmniIC
 
 /// `omni ic identity verify-delegation CHAIN`: check a delegation chain as the IC would before accepting it.
 enum ICIdentityVerifyDelegationCommand {
-    static let chainArgument = Argument<String>(
+    static let chainArgument = OptionalArgument<String>(
         "CHAIN", help: "A delegation chain as JSON (agent-js DelegationChain.toJSON, e.g. from Internet Identity) or a "
             + "session file; read from stdin when omitted.",
-        optional: true, source: .content)
-    static let at = Option<String>("at", valueName: "TIME", help: "Check expiry at this time (RFC 3339 or ns since the epoch).",
-                                   defaultDescription: "now")
-    static let canister = Option<String>("canister", valueName: "ID", help: "Also check that the chain may call this canister.")
+        source: .content)
+    static let at = Option<Instant>("at", valueName: "INSTANT", help: "Check expiry at this time: RFC 3339 or Unix seconds.",
+                                    absentMeans: "now")
+    static let canister = Option<Principal>("canister", valueName: "ID", help: "Also check that the chain may call this canister.")
 
     static let command = Command(
         "verify-delegation", abstract: "Verify a delegation chain or session file (exit 0 valid, 1 not valid with the reason).",
@@ -19,24 +19,17 @@ enum ICIdentityVerifyDelegationCommand {
             Checks what the IC checks: at most 20 delegations, no key twice, each delegation signed by the key \
             before it (Ed25519, ECDSA P-256/secp256k1, or a canister signature checked against --root-key), none \
             expired at --at, and with --canister that every restricting delegation lists the canister. A session \
-            file's chain must also end in its session key. Reasons: delegation_chain, expired, target.
+            file's chain must also end in its session key; a session file read with @FILE must be readable by its \
+            owner only (it holds the session key). Reasons: delegation_chain, expired, target.
             """,
-        options: [at, canister, ICInput.offlineRootKey], arguments: [chainArgument.spec],
+        options: [at, canister, ICOfflineOptions.rootKey], arguments: [chainArgument],
         examples: [
             Example("omni ic identity verify-delegation @ci.session.json --canister ryjl3-tyaaa-aaaaa-aaaba-cai",
                     "Is the session still good for the ledger?"),
             Example("omni ic identity verify-delegation @ii-chain.json --at 2026-01-01T00:00:00Z", "Check an Internet Identity chain."),
         ]
     ) { invocation in
-        let raw: [UInt8]
-        if let given = try invocation.bytes(of: chainArgument) {
-            raw = given
-        } else {
-            guard !invocation.streams.stdinIsTerminal else {
-                throw CLIError.usage("give CHAIN (@FILE, or pipe it in)", commandPath: invocation.commandPath)
-            }
-            raw = try invocation.streams.stdinBytes()
-        }
+        let raw = try invocation.bytes(of: chainArgument) ?? invocation.read(.standardInput, label: "CHAIN")
         let json: JSONValue
         do throws(CodecError) { json = try JSONValue.parse(raw, limits: JSONLimits(maxDepth: 16, maxBytes: 1 << 20)) } catch {
             throw error.labelled("CHAIN")
@@ -44,15 +37,19 @@ enum ICIdentityVerifyDelegationCommand {
         let chain: DelegationChain
         let kind: String
         if json["kind"] != nil {
+            // A session file holds the session's secret key: a file others may read is refused, as for --pem.
+            if let file = invocation.sourceName(of: chainArgument), file != "<stdin>" {
+                _ = try invocation.readSecret(.path(file), label: "CHAIN")
+            }
             chain = try DelegatedSession(sessionFile: json).chain
             kind = "session_file"
         } else {
             chain = try DelegationChain(json: json)
             kind = "delegation_chain"
         }
-        let time = try invocation.value(at).map { try ICInput.time($0, label: "--at") } ?? IngressExpiry.currentTime()
-        let target = try invocation.value(canister).map { try ICInput.principal($0, label: "--canister") }
-        let key = try ICInput.rootKey(invocation, option: ICInput.offlineRootKey) ?? .mainnet
+        let time = try invocation.value(at)?.unixNanoseconds ?? IngressExpiry.currentTime()
+        let target = try invocation.value(canister)
+        let key = try ICOfflineOptions.rootKey(invocation)
 
         var object = JSONObject()
         object.append("input", .string(kind))

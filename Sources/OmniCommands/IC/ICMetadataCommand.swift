@@ -5,8 +5,8 @@ import OmniIC
 
 /// `omni ic metadata CANISTER [NAME]`: a canister's public metadata section, from a verified certificate.
 enum ICMetadataCommand {
-    static let canister = Argument<String>("CANISTER", help: "The canister id.")
-    static let name = Argument<String>("NAME", help: "The section: candid:service (default), candid:args, dfx, …", optional: true)
+    static let canister = Argument<Principal>("CANISTER", help: "The canister id.")
+    static let name = OptionalArgument<String>("NAME", help: "The section: candid:service (default), candid:args, dfx, …")
 
     static let command = Command(
         "metadata", abstract: "Read a canister's metadata section (candid:service by default), verified.",
@@ -16,18 +16,20 @@ enum ICMetadataCommand {
             or the certificate does not reveal it.
             """,
         options: ICNetworkOptions.connection + ICNetworkOptions.signing,
-        arguments: [canister.spec, name.spec],
+        arguments: [canister, name],
+        relations: ICNetworkOptions.relations,
         examples: [
             Example("omni ic metadata ryjl3-tyaaa-aaaaa-aaaba-cai > ledger.did", "Save the ledger's Candid interface."),
             Example("omni ic metadata bkyz2-fmaaa-aaaaa-qaaaq-cai candid:args --network local --root-key @root.hex",
                     "Another section, from a local replica."),
         ]
     ) { invocation in
-        let target = try ICInput.principal(try invocation.argument(canister) ?? "", label: "CANISTER")
-        let section = try invocation.argument(name) ?? "candid:service"
+        let target = try invocation.value(canister)
+        let section = try invocation.value(name) ?? "candid:service"
+        let connection = try ICNetworkOptions.prepare(invocation)
         let progress = invocation.progress("Reading")
         defer { progress.finish() }
-        let agent = try ICNetworkOptions.agent(invocation, progress: progress)
+        let agent = try connection.agent(invocation, progress: progress)
         let (lookup, read) = try agent.metadata(canister: target, name: section)
         let (verification, verificationText) = ReplyContext.certificateVerification(read.certificate, verified: read.verified)
         invocation.detail(verificationText)

@@ -5,12 +5,12 @@ import OmniIC
 
 /// `omni ic principal from-key`: the self-authenticating principal of a public key.
 enum ICPrincipalFromKeyCommand {
-    static let der = Option<String>("der", valueName: "HEX", help: "The DER SubjectPublicKeyInfo, as hex (binary with --input binary).",
+    static let der = Option<String>("der", valueName: "HEX", help: "The DER SubjectPublicKeyInfo, as hex (binary with --input-format binary).",
                                     source: .content)
-    static let pem = Option<String>("pem", valueName: "FILE",
-                                    help: "A PEM file with a PUBLIC KEY, or a private key (dfx's identity.pem): its public key is used.",
-                                    source: .path)
-    static let input = Option<ICInputEncoding>("input", valueName: "FORMAT", help: "How --der is encoded.", default: .hex)
+    static let pem = Option<InputFile>("pem", valueName: "FILE",
+                                       help: "A PEM file with a PUBLIC KEY, or a private key (dfx's identity.pem): its public key is used.")
+    static let inputFormat = DefaultedOption<ICInputEncoding>("input-format", valueName: "FORMAT", help: "How --der is encoded.",
+                                                              default: .hex)
 
     static let command = Command(
         "from-key", abstract: "The self-authenticating principal of a public key: SHA-224(DER key) then 02.",
@@ -20,24 +20,21 @@ enum ICPrincipalFromKeyCommand {
             hash of whatever bytes are given), with a note on stderr. A private key file is read only to derive \
             its public key; nothing secret is printed.
             """,
-        options: [der, pem, input],
+        options: [der, pem, inputFormat],
+        relations: [.exactlyOne(der, pem), .requires(inputFormat, der)],
         examples: [
             Example("omni ic principal from-key --pem ~/.config/dfx/identity/default/identity.pem",
                     "The principal dfx shows for that identity."),
             Example("omni ic principal from-key --der 302a300506032b6570032100…", "The id of an Ed25519 key."),
         ]
     ) { invocation in
-        let path = invocation.commandPath
-        if invocation.isGiven(der) == invocation.isGiven(pem) {
-            throw CLIError.usage("give the key with exactly one of --der or --pem", commandPath: path)
-        }
         let keyDER: [UInt8]
         if let raw = try invocation.bytes(of: der) {
-            keyDER = try ICInput.bytes(raw, encoding: try invocation.value(input) ?? .hex, label: "--der")
-        } else {
-            if invocation.isGiven(input) { throw CLIError.usage("--input applies to --der only", commandPath: path) }
-            let file = try invocation.require(pem)
-            let text = String(decoding: try ICInput.file(file, label: "--pem", invocation: invocation, maxBytes: 1 << 16), as: UTF8.self)
+            keyDER = try ICInput.bytes(raw, encoding: try invocation.value(inputFormat), label: "--der")
+        } else if let pemFile = try invocation.value(pem) {
+            // Read as a public file: it may hold only a public key. Only the public key is derived and printed.
+            let text = try invocation.readText(pemFile, label: "--pem", limit: 1 << 16)
+            let file = pemFile.displayName
             if let publicKey = try ICInput.publicKeyDER(pem: text, label: "--pem") {
                 keyDER = publicKey
             } else {
@@ -48,6 +45,8 @@ enum ICPrincipalFromKeyCommand {
                 guard let publicKey = identity.publicKeyDER else { throw ICError(.malformed, "--pem \(file): the key has no public key") }
                 keyDER = publicKey
             }
+        } else {
+            throw CLIError.usage("give the key with --der or --pem", commandPath: invocation.commandPath)
         }
         let principal = Principal.selfAuthenticating(publicKeyDER: keyDER)
         let algorithm = ICPrincipalFacts.keyAlgorithm(der: keyDER)

@@ -18,15 +18,16 @@ enum ICPrincipalParseCommand {
             Classes: management (aaaaa-aa), opaque (canister and subnet ids), self_authenticating (users and \
             nodes: SHA-224 of a public key, then 02), derived, anonymous (2vxsx-fae), reserved, unassigned.
             """,
-        arguments: [text.spec],
+        arguments: [text],
         examples: [
             Example("omni ic principal parse ryjl3-tyaaa-aaaaa-aaaba-cai", "The ICP ledger: an opaque canister id."),
             Example("omni ic principal parse 0aaaa-aa", "Exits 3: the checksum is wrong (rule: checksum)."),
         ]
     ) { invocation in
-        let input = try invocation.argument(text) ?? ""
-        let trimmed = input.trimmingWhitespaceAndNewlines()
-        let principal = try ICInput.principal(trimmed, label: "TEXT")
+        let trimmed = try invocation.value(text)
+        guard let principal = Principal(argument: trimmed) else {
+            throw ICError(.malformed, "TEXT: \(Principal.problem(with: trimmed) ?? "not a principal")")
+        }
         var json = ICPrincipalFacts.json(principal)
         json.append("input_is_canonical", .bool(trimmed == principal.text))
         var report = ICReport(json: .object(json))

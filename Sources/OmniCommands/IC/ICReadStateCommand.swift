@@ -5,12 +5,12 @@ import OmniIC
 
 /// `omni ic read-state CANISTER PATH…` / `--subnet ID PATH…`: verified values from the certified state tree.
 enum ICReadStateCommand {
-    static let canister = Argument<String>("CANISTER", help: "The canister whose state is read (omit with --subnet).", optional: true)
-    static let paths = Argument<String>(
+    static let target = Argument<Principal>(
+        "ID", help: "The canister whose state is read (with --subnet: the subnet).")
+    static let paths = VariadicArgument<StatePath>(
         "PATH", help: "State paths like /time, /canister/<id>/module_hash, /subnet/<id>/public_key. Labels that are principals "
-            + "become their bytes, 0x… labels hex bytes, others text. Default: /time.",
-        variadic: true)
-    static let subnet = Option<String>("subnet", valueName: "ID", help: "Read a subnet's state instead of a canister's.")
+            + "become their bytes, 0x… labels hex bytes, others text. Default: /time.")
+    static let subnet = Flag("subnet", help: "ID is a subnet: read the subnet's state instead of a canister's.")
     /// Subtrees list at most this many leaves.
     static let maxLeaves = 10_000
 
@@ -20,11 +20,13 @@ enum ICReadStateCommand {
             Sends a read_state (v3, v2 fallback) for the canister or, with --subnet, the subnet, verifies the \
             certificate for that scope, and prints each path as found (with its value, decoded where its meaning is \
             known: times, principals, ranges, text), absent (the certificate proves there is no such path) or \
-            unknown (pruned). A path that names a subtree lists the leaves under it. Exit 0 when every path was \
-            found, 1 when any is absent or unknown.
+            unknown (pruned). A path that names a subtree lists the leaves under it. Text output is a table \
+            (path, lookup, value; tab-separated when piped, '-' for no value); how the answer was verified goes to \
+            stderr. Exit 0 when every path was found, 1 when any is absent or unknown.
             """,
         options: [subnet] + ICNetworkOptions.connection + ICNetworkOptions.signing,
-        arguments: [canister.spec, paths.spec],
+        arguments: [target, paths],
+        relations: ICNetworkOptions.relations,
         examples: [
             Example("omni ic read-state ryjl3-tyaaa-aaaaa-aaaba-cai /canister/ryjl3-tyaaa-aaaaa-aaaba-cai/module_hash",
                     "The ledger's module hash, certified."),
@@ -32,25 +34,21 @@ enum ICReadStateCommand {
                     "The NNS subnet's time and its subnet records."),
         ]
     ) { invocation in
-        var words = invocation.parsed.positionals
-        let subnetID = try invocation.value(subnet).map { try ICInput.principal($0, label: "--subnet") }
-        var canisterID: Principal?
-        if subnetID == nil {
-            guard !words.isEmpty else { throw CLIError.usage("missing argument <canister> (or give --subnet ID)", commandPath: invocation.commandPath) }
-            canisterID = try ICInput.principal(words.removeFirst(), label: "CANISTER")
-        }
-        let statePaths = try (words.isEmpty ? ["/time"] : words).map { text in
-            do throws(ICError) { return try StatePath(text: text) } catch { throw CLIError.usage("PATH \(text): \(error.message)", commandPath: invocation.commandPath) }
-        }
+        let id = try invocation.value(target)
+        let given = try invocation.value(paths)
+        let statePaths = given.isEmpty ? [StatePath("time")] : given
+        let connection = try ICNetworkOptions.prepare(invocation)
         let progress = invocation.progress("Reading")
         defer { progress.finish() }
-        let agent = try ICNetworkOptions.agent(invocation, progress: progress)
-        let read = try subnetID.map { try agent.readSubnetState(subnet: $0, paths: statePaths) }
-            ?? agent.readState(canister: canisterID ?? .anonymous, paths: statePaths)
+        let agent = try connection.agent(invocation, progress: progress)
+        let read = try invocation.value(subnet) ? try agent.readSubnetState(subnet: id, paths: statePaths)
+            : try agent.readState(canister: id, paths: statePaths)
         var entries: [StateEntry] = []
         for path in statePaths { entries += StateEntry.entries(for: path, in: read.certificate) }
         let complete = entries.allSatisfy { $0.lookup == "found" }
-        return .output(StateReadOutput(read: read, entries: entries), exitCode: complete ? .ok : .failure)
+        let output = StateReadOutput(read: read, entries: entries)
+        invocation.note(output.verification)
+        return .output(output, exitCode: complete ? .ok : .failure)
     }
 }
 
@@ -86,23 +84,24 @@ struct StateEntry {
         }
     }
 
-    /// Known leaves: `/time` and timestamps (ns), module hashes (hex), controllers (principals), metadata and
-    /// statuses (text), reject codes (nat), canister ranges; otherwise printable UTF-8 as text.
+    /// Known leaves: `/time` and timestamps (ns; RFC 3339 in text), module hashes (hex), controllers (principals),
+    /// metadata and statuses (text), reject codes (nat), canister ranges; otherwise printable UTF-8 as text. Each text
+    /// form is one field of the read-state table (lists joined by commas, no spaces).
     static func decode(_ bytes: [UInt8], at path: StatePath) -> (text: String, json: JSONValue)? {
-        let names = path.labels.map { String(decoding: $0, as: UTF8.self) }
+        let names = path.labels.map { String(validating: $0, as: UTF8.self) ?? "" }
         let last = names.last ?? ""
         switch last {
         case "time", "canister_creation_timestamp", "last_install_timestamp":
             guard let value = natural(bytes) else { return nil }
-            return ("\(value) (\(ICTime.format(value)))", .string(String(value)))
+            return (ICTime.format(value), .string(String(value)))
         case "reject_code":
             guard let value = natural(bytes) else { return nil }
-            return ("\(value) (\(RejectCode(rawValue: value).name))", .int(value))
+            return (String(value), .int(value))
         case "module_hash", "public_key", "reply", "certified_data":
             return nil
         case "controllers":
             guard let principals = principalList(bytes) else { return nil }
-            return (principals.map(\.text).joined(separator: ", "), .array(principals.map { .string($0.text) }))
+            return (principals.map(\.text).joined(separator: ","), .array(principals.map { .string($0.text) }))
         case "canister_ranges":
             return ranges(bytes)
         default:
@@ -140,28 +139,27 @@ struct StateEntry {
                   let lowest = try? Principal(bytes: low), let highest = try? Principal(bytes: high) else { return nil }
             pairs.append((lowest, highest))
         }
-        return (pairs.map { "\($0.0.text)…\($0.1.text)" }.joined(separator: ", "),
+        return (pairs.map { "\($0.0.text)…\($0.1.text)" }.joined(separator: ","),
                 .array(pairs.map { .array([.string($0.0.text), .string($0.1.text)]) }))
     }
 }
 
+/// The paths read: a table (path, lookup, value) for people and scripts; how it was verified goes to stderr
+/// (`verification`).
 struct StateReadOutput: Renderable {
     let read: StateRead
     let entries: [StateEntry]
 
+    var verification: String { ReplyContext.certificateVerification(read.certificate, verified: read.verified).1 }
+
     func text(style: TextStyle) -> String {
-        let (_, verification) = ReplyContext.certificateVerification(read.certificate, verified: read.verified)
-        var lines = [style.dim(verification)]
+        var table = Table(columns: ["path", "lookup", "value"])
         for entry in entries {
-            let value: String
-            switch entry.lookup {
-            case "found": value = entry.decoded?.text ?? Hex.encode(entry.bytes ?? [])
-            case "absent": value = style.warn("absent") + " (the certificate proves there is no such path)"
-            default: value = style.warn("unknown") + " (the certificate does not reveal it)"
-            }
-            lines.append(entry.path.description + ": " + value)
+            let value = entry.lookup == "found" ? (entry.decoded?.text ?? Hex.encode(entry.bytes ?? [])) : "-"
+            // A field stays on its line: text values (metadata) keep their line breaks only in JSON.
+            table.append([entry.path.description, entry.lookup, value.replacing("\n", with: "\\n")])
         }
-        return lines.joined(separator: "\n")
+        return table.text(style: style)
     }
 
     var json: JSONValue {

@@ -5,12 +5,12 @@ import OmniIC
 
 /// `omni ic request-status RID CANISTER`: the certified status of an update call, waited for by default.
 enum ICRequestStatusCommand {
-    static let requestID = Argument<String>("REQUEST_ID", help: "The request id: 64 hex digits, with or without 0x.")
-    static let canister = Argument<String>("CANISTER", help: "The canister the call was sent to (its effective canister id).")
+    static let requestID = Argument<RequestID>("REQUEST_ID", help: "The request id: 64 hex digits, with or without 0x.")
+    static let canister = Argument<Principal>("CANISTER", help: "The canister the call was sent to (its effective canister id).")
     static let noWait = Flag("no-wait", help: "Read the status once instead of polling until it is final.")
     static let method = Option<String>(
         "method", valueName: "NAME",
-        help: "The called method: decode the reply with its result types (from --candid or the canister's candid:service).",
+        help: "The called method: decode the reply with its result types (from --did or the canister's candid:service).",
         group: "Candid")
 
     static let command = Command(
@@ -22,41 +22,42 @@ enum ICRequestStatusCommand {
             1 done without reply (or, with --no-wait, not final yet: received, processing, or unknown to the IC), \
             5 still not final after the polls.
             """,
-        options: [noWait, method, ICCanisterCallSupport.candid] + ICNetworkOptions.connection + ICNetworkOptions.signing
+        options: [noWait, method, ICCanisterCallSupport.did] + ICNetworkOptions.connection + ICNetworkOptions.signing
             + ICNetworkOptions.waiting,
-        arguments: [requestID.spec, canister.spec],
+        arguments: [requestID, canister],
+        relations: [.requires(ICCanisterCallSupport.did, method)] + ICNetworkOptions.relations,
         examples: [
-            Example("omni ic request-status 0x5e9b…c1 ryjl3-tyaaa-aaaaa-aaaba-cai --identity me",
+            Example("omni ic request-status 0x5e9b1c0d2a3f4e5b6c7d8e9fa0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8c1 ryjl3-tyaaa-aaaaa-aaaba-cai --identity me",
                     "Wait for the outcome of a call made with --async."),
         ],
         outputAliases: ICCanisterCallSupport.outputAliases
     ) { invocation in
-        let idText = (try invocation.argument(requestID) ?? "").trimmingWhitespace()
-        let id: RequestID
-        do throws(ICError) { id = try RequestID(hex: idText) } catch {
-            throw ICError(.invalidArgument, "REQUEST_ID: \(error.message)")
-        }
-        let target = try ICInput.principal(try invocation.argument(canister) ?? "", label: "CANISTER")
+        let id = try invocation.value(requestID)
+        let target = try invocation.value(canister)
+        let methodName = try invocation.value(method)
+        let file = try ICCanisterCallSupport.fileInterface(invocation)
+        let fileFunction = try methodName.flatMap { try ICCanisterCallSupport.method($0, in: file, fromFile: true, invocation: invocation) }
+        let connection = try ICNetworkOptions.prepare(invocation)
         let progress = invocation.progress("Waiting")
         defer { progress.finish() }
-        let agent = try ICNetworkOptions.agent(invocation, progress: progress)
-        let result = try agent.requestStatus(id, effectiveCanister: target, wait: !(try invocation.flag(noWait)))
-        var interface: CandidInterface?
-        var function: CandidFunctionType?
-        if let name = try invocation.value(method), case .replied = result.status {
-            interface = try ICCanisterCallSupport.interface(invocation, agent: agent, canister: target,
-                                                            needed: ICCanisterCallSupport.replyFormat(invocation) != .hex)
-            function = try ICCanisterCallSupport.method(name, in: interface, invocation: invocation)
+        let agent = try connection.agent(invocation, progress: progress)
+        let result = try agent.requestStatus(id, effectiveCanister: target, wait: !(try invocation.value(noWait)))
+        var interface = file
+        var function = fileFunction
+        let format = ICCanisterCallSupport.replyFormat(invocation)
+        if let methodName, file == nil, case .replied = result.status, format == .candid || format == .json {
+            interface = try ICCanisterCallSupport.fetchedInterface(invocation, agent: agent, canister: target)
+            function = try ICCanisterCallSupport.method(methodName, in: interface, fromFile: false, invocation: invocation)
         }
         let (verification, text) = ReplyContext.certificateVerification(result.certificate, verified: result.verified)
         invocation.detail(text)
         let context = ReplyContext(kind: "request_status", requestID: id, canister: nil, effectiveCanisterID: target,
-                                   method: try invocation.value(method), function: function, interface: interface,
+                                   method: methodName, function: function, interface: interface,
                                    verification: verification, verificationText: text)
         switch result.status {
-        case .replied(let bytes): return ICCanisterCallSupport.result(.replied(bytes), context: context, invocation: invocation)
-        case .rejected(let reject): return ICCanisterCallSupport.result(.rejected(reject), context: context, invocation: invocation)
-        case .done: return ICCanisterCallSupport.result(.done, context: context, invocation: invocation)
+        case .replied(let bytes): return try ICCanisterCallSupport.result(.replied(bytes), context: context, invocation: invocation)
+        case .rejected(let reject): return try ICCanisterCallSupport.result(.rejected(reject), context: context, invocation: invocation)
+        case .done: return try ICCanisterCallSupport.result(.done, context: context, invocation: invocation)
         case .unknown:
             return .output(StatusOutput(context: context, status: "unknown",
                                         message: "the IC does not know this request (not received yet, expired, or never sent to this canister)"),

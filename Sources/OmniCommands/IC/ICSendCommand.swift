@@ -5,7 +5,7 @@ import OmniIC
 
 /// `omni ic send FILE`: posts a request signed elsewhere (`omni ic sign`) and verifies the answer.
 enum ICSendCommand {
-    static let file = Argument<String>("FILE", help: "The signed request file written by 'omni ic sign' (- for stdin).", source: .path)
+    static let file = Argument<InputFile>("FILE", help: "The signed request file written by 'omni ic sign' (- for stdin).")
     static let noWait = Flag("no-wait", help: "For a call: print the request id once accepted instead of waiting for the outcome.")
     static let review = Flag("review", help: "Print what the file would send (and check its signature) without sending it.")
 
@@ -20,40 +20,43 @@ enum ICSendCommand {
             machine's identity when it is the sender. Queries are verified like 'omni ic query'. The network is \
             --network when given, else the file's hint.
             """,
-        options: [noWait, review, ICCanisterCallSupport.candid] + ICNetworkOptions.connection + ICNetworkOptions.signing
+        options: [noWait, review, ICCanisterCallSupport.did] + ICNetworkOptions.connection + ICNetworkOptions.signing
             + ICNetworkOptions.waiting,
-        arguments: [file.spec],
+        arguments: [file],
+        relations: ICNetworkOptions.relations,
         examples: [
             Example("omni ic send transfer.json", "Send a call signed on an offline machine and wait for its outcome."),
             Example("omni ic send --review transfer.json", "Show what would be sent."),
         ],
         outputAliases: ICCanisterCallSupport.outputAliases
     ) { invocation in
-        let path = try invocation.argument(file) ?? "-"
-        let bytes = try ICInput.file(path, label: "FILE", invocation: invocation, maxBytes: SignedRequestFile.maxFileBytes)
-        let text = String(decoding: bytes, as: UTF8.self)
+        let input = try invocation.value(file)
+        let text = try invocation.readText(input, label: "FILE", limit: SignedRequestFile.maxFileBytes)
         let signed: SignedRequestFile
         do throws(ICError) { signed = try SignedRequestFile(text: text) } catch {
-            throw error.labelled(path)
+            throw error.labelled(input.displayName)
         }
         let now = IngressExpiry.currentTime()
         let request = signed.request
         // The signature is checked before anything leaves this machine: a corrupted file fails here, not remotely.
         try signed.envelope.verifySender(at: now, effectiveCanister: signed.effectiveCanisterID)
-        if try invocation.flag(review) {
+        if try invocation.value(review) {
             return .output(SimpleOutput(text: reviewText(signed), json: signed.json))
         }
         guard request.ingressExpiry > now else {
             throw ICError.verification(.expired, "the signed request expired at \(ICTime.format(request.ingressExpiry)); sign it again")
         }
+        let interface = try ICCanisterCallSupport.fileInterface(invocation)
+        let connection = try ICNetworkOptions.prepare(invocation, networkHint: signed.network)
         let progress = invocation.progress("Waiting")
         defer { progress.finish() }
-        let agent = try ICNetworkOptions.agent(invocation, progress: progress, networkHint: signed.network)
+        let agent = try connection.agent(invocation, progress: progress)
         invocation.detail("sending the signed \(signed.kind) \(signed.requestID) from \(request.sender) to \(agent.configuration.network)")
-        switch try agent.send(signed, wait: !(try invocation.flag(noWait))) {
+        switch try agent.send(signed, wait: !(try invocation.value(noWait))) {
         case .call(let result):
             guard case .call(let canister, let method, _) = request.body else { throw ICError(.internalFailure, "not a call") }
-            let (interface, function) = try types(invocation, agent: agent, canister: canister, method: method, outcome: result.outcome)
+            let (interface, function) = try types(invocation, agent: agent, file: interface, canister: canister, method: method,
+                                                  outcome: result.outcome)
             let context = ReplyContext.call(result, canister: canister, method: method, function: function, interface: interface)
             invocation.detail(context.verificationText)
             return try ICCanisterCallSupport.callResult(result, context: context, invocation: invocation)
@@ -64,26 +67,30 @@ enum ICSendCommand {
             case .replied(let reply): outcome = .replied(reply)
             case .rejected(let reject): outcome = .rejected(reject)
             }
-            let (interface, function) = try types(invocation, agent: agent, canister: canister, method: method, outcome: outcome)
+            let (interface, function) = try types(invocation, agent: agent, file: interface, canister: canister, method: method,
+                                                  outcome: outcome)
             let context = ReplyContext.query(result, canister: canister, method: method, function: function, interface: interface)
             invocation.detail(context.verificationText)
-            return ICCanisterCallSupport.result(outcome, context: context, invocation: invocation)
+            return try ICCanisterCallSupport.result(outcome, context: context, invocation: invocation)
         case .readState(let read):
             var entries: [StateEntry] = []
             for statePath in read.paths { entries += StateEntry.entries(for: statePath, in: read.certificate) }
-            return .output(StateReadOutput(read: read, entries: entries),
-                           exitCode: entries.allSatisfy { $0.lookup == "found" } ? .ok : .failure)
+            let output = StateReadOutput(read: read, entries: entries)
+            invocation.note(output.verification)
+            return .output(output, exitCode: entries.allSatisfy { $0.lookup == "found" } ? .ok : .failure)
         }
     }
 
-    /// Types for decoding a reply (only when there is one to decode in Candid or JSON form).
-    private static func types(_ invocation: Invocation, agent: ICAgent, canister: Principal, method: String,
+    /// Types for decoding a reply (only when there is one to decode in Candid or JSON form): the `--did` file's, else
+    /// the canister's candid:service.
+    private static func types(_ invocation: Invocation, agent: ICAgent, file: CandidInterface?, canister: Principal, method: String,
                               outcome: CallOutcome) throws -> (CandidInterface?, CandidFunctionType?) {
         guard case .replied = outcome else { return (nil, nil) }
+        if let file { return (file, try ICCanisterCallSupport.method(method, in: file, fromFile: true, invocation: invocation)) }
         let format = ICCanisterCallSupport.replyFormat(invocation)
-        let interface = try ICCanisterCallSupport.interface(invocation, agent: agent, canister: canister,
-                                                            needed: format == .candid || format == .json)
-        return (interface, try ICCanisterCallSupport.method(method, in: interface, invocation: invocation))
+        guard format == .candid || format == .json else { return (nil, nil) }
+        let interface = try ICCanisterCallSupport.fetchedInterface(invocation, agent: agent, canister: canister)
+        return (interface, try ICCanisterCallSupport.method(method, in: interface, fromFile: false, invocation: invocation))
     }
 
     static func reviewText(_ signed: SignedRequestFile) -> String {

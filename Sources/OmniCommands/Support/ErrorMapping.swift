@@ -94,6 +94,9 @@ public enum ErrorMapping {
             return ErrorReport(kind: "malformed_input", message: error.description, exitCode: .malformedInput)
         case .verificationFailed:
             return ErrorReport(kind: "verification_failed", message: error.description, exitCode: .failure)
+        case .configuration where error.reason == .time:
+            // This machine's clock, not the identity store: the message says how far off it is and what to do.
+            return ErrorReport(kind: "configuration", message: error.description, exitCode: .configuration)
         case .configuration:
             return ErrorReport(kind: "configuration", message: error.description, exitCode: .configuration,
                                hint: error.reason == nil ? "see 'omni ic identity list'" : nil)
