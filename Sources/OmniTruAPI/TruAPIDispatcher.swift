@@ -314,30 +314,44 @@ public final class TruAPIDispatcher: Sendable {
     }
 
     /// Sends a host-initiated request (`h:N`) and waits for the product's response; nil when the connection closes
-    /// first or the response does not decode. Cancelling the calling task does not cancel the wait: bound it with
-    /// `close()` or a timeout of your own.
-    public func sendHostRequest(method: TruAPIMethod, request: SCALEValue) async throws(CodecError) -> TruAPIMessage? {
+    /// first, the response does not decode, or `timeout` passes first (a late response is then dropped and logged).
+    /// Cancelling the calling task does not cancel the wait: give a timeout, or end it with `close()`.
+    public func sendHostRequest(method: TruAPIMethod, request: SCALEValue, timeout: Duration? = nil) async throws(CodecError)
+        -> TruAPIMessage?
+    {
         let template = TruAPIMessage(requestID: "", method: method, kind: .request, payload: .variant("V1", request))
         _ = try template.frame()
         return await withCheckedContinuation { (continuation: CheckedContinuation<TruAPIMessage?, Never>) in
-            let sent: Bool = state.withLock { state in
-                guard !state.closed else { return false }
+            let requestID: String? = state.withLock { state in
+                guard !state.closed else { return nil }
                 var message = template
                 message.requestID = nextHostID(&state)
-                guard let frame = try? message.frame() else { return false }
+                guard let frame = try? message.frame() else { return nil }
                 state.hostRequests[message.requestID] = continuation
                 sink(frame)
-                return true
+                return message.requestID
             }
-            if !sent { continuation.resume(returning: nil) }
+            guard let requestID else {
+                continuation.resume(returning: nil)
+                return
+            }
+            if let timeout {
+                Task { [self] in
+                    try? await Task.sleep(for: timeout)
+                    // Whoever removes the entry resumes it: the response, close(), or this timer.
+                    state.withLock { $0.hostRequests.removeValue(forKey: requestID) }?.resume(returning: nil)
+                }
+            }
         }
     }
 
     /// The host's handshake (`--send-handshake`): sends `system_handshake` with `codecVersion` and returns the
-    /// product's answer, for products built on SDKs that wait for the host to speak first.
-    public func sendHandshake(codecVersion: UInt8 = 1) async -> Result<SCALEValue, TruAPICallError>? {
+    /// product's answer, for products built on SDKs that wait for the host to speak first; nil without an answer
+    /// within `timeout` (the design document's 10 s).
+    public func sendHandshake(codecVersion: UInt8 = 1, timeout: Duration = .seconds(10)) async -> Result<SCALEValue, TruAPICallError>? {
         guard let method = TruAPIWireTable.method(named: "system_handshake"),
-              let answer = try? await sendHostRequest(method: method, request: .record(["codec_version": .int(codecVersion)])),
+              let answer = try? await sendHostRequest(method: method, request: .record(["codec_version": .int(codecVersion)]),
+                                                      timeout: timeout),
               case .variant(_, let result)? = answer.payload else { return nil }
         switch result {
         case .ok(let body): return .success(body)

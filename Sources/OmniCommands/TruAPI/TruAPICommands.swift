@@ -6,16 +6,18 @@ import OmniTruAPI
 public enum TruAPICommands {
     public static var group: Command {
         Command(
-            "truapi", abstract: "Speak TrUAPI, the product-host protocol of @parity/truapi: frames and the wire table.",
+            "truapi", abstract: "Speak TrUAPI, the product-host protocol of @parity/truapi: a host bridge, a client, frames.",
             discussion: """
                 A TrUAPI product (a web app built on @parity/truapi) talks to its host in SCALE frames: a request id, \
                 a one-byte wire id naming the method and the frame kind, then the payload. omni speaks protocol \
-                \(TruAPITypes.protocolVersion) (truapi 229bb23): 'methods' lists the 69 methods, 'frame decode' and \
-                'frame encode' turn frames into JSON and back (the mapping is in 'omni help truapi-json').
+                \(TruAPITypes.protocolVersion) (truapi 229bb23): 'bridge' is a host for products on a local WebSocket, \
+                'call', 'subscribe' and 'replay' drive a bridge from scripts, 'methods' lists the 69 methods, 'frame \
+                decode' and 'frame encode' turn frames into JSON and back (the mapping is in 'omni help truapi-json').
                 """,
             section: "Polkadot"
         ) {
-            [TruAPIMethodsCommand.command, frameGroup]
+            [TruAPIBridgeCommand.command, TruAPICallCommand.command, TruAPISubscribeCommand.command, TruAPIReplayCommand.command,
+             TruAPIMethodsCommand.command, frameGroup]
         }
     }
 
@@ -86,6 +88,39 @@ public enum TruAPICommands {
             omit 0x; absent Option fields are None; unknown keys are errors; a unit variant may also be written
             {"Variant": null}; {"V1": content} is accepted for an envelope. Option<Option<T>> does not occur in
             the protocol (null could not tell its two Nones apart).
+            """)
+    }
+
+    public static var policyTopic: HelpTopic {
+        HelpTopic("truapi-policy", abstract: "The --policy file of 'omni truapi bridge': what products may have.", body: """
+            A JSON object; every section is optional:
+              {"default": "prompt",
+               "device": {"camera": "allow", "microphone": "deny", "*": "prompt"},
+               "remote": {"web_rtc": "deny", "chain_submit": "prompt"},
+               "domains": {"example.com": "allow", "*.example.org": "allow", "*": "deny"},
+               "identity_disclosure": "deny",
+               "account_access": {"other.dot": "allow", "*": "deny"},
+               "confirmations": {"sign_raw": "prompt", "*": "deny"}}
+            Each value is "allow", "deny" or "prompt". A subject without an entry takes its section's "*", then
+            "default", then prompt.
+
+              device          notifications, camera, microphone, bluetooth, nfc, location, clipboard, open_url,
+                              biometrics
+              remote          web_rtc, chain_submit, preimage_submit, statement_submit
+              domains         host names of Remote { domains } requests; also what http(s) navigate_to needs
+                              (checked, never asked: the product must have been granted the host before);
+                              "*.example.org" covers every subdomain of example.org
+              account_access  one decision, or one per product id
+              confirmations   sign_payload, sign_raw, create_transaction, sign_vrf, statement_store_product_sign,
+                              account_alias, create_proof, resource_allocation, preimage_submit, product_subtree
+
+            "allow" and "deny" apply as written, every time. "prompt" asks on the terminal (stderr, answered on
+            stdin with y or n) and the answer is remembered for the product in the state directory, so it is
+            asked once; delete permissions.json there to forget. Without a terminal, after --prompt-timeout, or
+            with more than 16 questions waiting, a prompt refuses and nothing is remembered. --auto-accept answers
+            every prompt yes (a line per approval on stderr, without request contents); --deny-all refuses
+            everything. A request for several domains is granted only when each is; the undecided ones are asked
+            in one question. Errors in the file name the line and column, or the field: at $.device.camra.
             """)
     }
 }

@@ -425,8 +425,9 @@ public final class WebSocketConnection: @unchecked Sendable {
         }
     }
 
-    /// Closes the socket without a handshake (server shutdown after the grace period).
-    func abort() {
+    /// Closes the socket without a handshake (server shutdown after the grace period; a bridge dropping a peer
+    /// whose queue overflowed). Takes no lock a blocked sender holds, so it also frees a thread stuck in `send`.
+    public func abort() {
         finish(TransportError(.cancelled, "WebSocket connection aborted"))
         stream.shutdown()
     }
