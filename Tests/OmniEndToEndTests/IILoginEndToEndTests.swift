@@ -215,6 +215,9 @@ struct IILoginEndToEndTests {
 
         let login = try start("valid", ["--use"], open: true, environment: ["PATH": bin.path + ":/usr/bin:/bin"])
         _ = try login.stderrLine { $0.contains("Opened the login page") }
+        // omni says so once xdg-open started; the stand-in writes the URL a moment later.
+        let deadline = Date().addingTimeInterval(10)
+        while (try? String(contentsOf: opened, encoding: .utf8))?.hasSuffix("\n") != true, Date() < deadline { usleep(5000) }
         let url = try String(contentsOf: opened, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(url.contains("/#"))
         let browser = try HeadlessBrowser(url)

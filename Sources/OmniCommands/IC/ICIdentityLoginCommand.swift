@@ -228,30 +228,17 @@ enum ICIdentityLoginCommand {
 /// there is no `xdg-open`, and again (with a warning) when it fails. Its output goes to /dev/null.
 enum BrowserOpener {
     static func open(_ url: String, invocation: Invocation, shownAs: String) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for descriptor: Int32 in [0, 1, 2] {
-            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
-        }
-        var pid: pid_t = 0
-        let arguments = ["xdg-open", url]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        let status = posix_spawnp(&pid, "xdg-open", &actions, nil, &argv, environ)
-        guard status == 0 else {
-            invocation.note("No browser opener (xdg-open: \(String(cString: strerror(status)))). Open this URL in a browser to log in:\n  \(url)")
+        let pid: Int32
+        switch ChildProcess.spawn(["xdg-open", url]) {
+        case .success(let started): pid = started
+        case .failure(let error):
+            invocation.note("No browser opener (xdg-open: \(error.message)). Open this URL in a browser to log in:\n  \(url)")
             return
         }
         invocation.note("Opened the login page (\(shownAs)) in your browser.")
-        let child = pid
         Threads.start(name: "omni-xdg-open") {
-            var exitStatus: Int32 = 0
-            while waitpid(child, &exitStatus, 0) < 0 && errno == EINTR {}
-            // WIFEXITED and WEXITSTATUS, which Swift does not import.
-            let exited = exitStatus & 0x7f == 0, code = (exitStatus >> 8) & 0xff
-            if !exited || code != 0 {
-                invocation.warn("warning: xdg-open could not open a browser (\(exited ? "exit \(code)" : "killed")); open this URL to log in:\n  \(url)")
+            if let problem = ChildProcess.waitForExit(pid).problem {
+                invocation.warn("warning: xdg-open could not open a browser (it \(problem)); open this URL to log in:\n  \(url)")
             }
         }
     }

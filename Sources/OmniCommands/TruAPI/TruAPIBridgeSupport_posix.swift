@@ -4,6 +4,7 @@ internal import Glibc
 import Dispatch
 import OmniCLI
 import OmniCodec
+import OmniSystem
 import OmniTruAPI
 import Synchronization
 
@@ -90,20 +91,12 @@ enum TruAPIHelperProcess {
     /// Starts `arguments` and waits up to `timeout` seconds: nil when it exited 0 or is still running (an opener that
     /// stays up is not a failure), else what went wrong.
     static func run(_ arguments: [String], timeout: Double) async -> String? {
-        guard let program = arguments.first else { return "no program given" }
-        var pid: pid_t = 0
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, 2, 1)
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
-        argv.append(nil)
-        defer { argv.forEach { free($0) } }
-        let status = posix_spawnp(&pid, program, &actions, nil, argv, environ)
-        guard status == 0 else { return "cannot run \(program): \(String(cString: strerror(status)))" }
-
-        let child = pid
+        let child: Int32
+        switch ChildProcess.spawn(arguments, output: .stderr) {
+        case .success(let pid): child = pid
+        case .failure(let error): return "cannot run \(arguments.first ?? ""): \(error.message)"
+        }
+        let program = arguments[0]
         let outcome = Mutex<(done: Bool, continuation: CheckedContinuation<String?, Never>?)>((false, nil))
         return await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
             outcome.withLock { $0.continuation = continuation }
@@ -116,13 +109,7 @@ enum TruAPIHelperProcess {
                 waiting?.resume(returning: result)
             }
             // Reaps the child whenever it exits, also after the caller stopped waiting.
-            DispatchQueue.global().async {
-                var code: Int32 = 0
-                while waitpid(child, &code, 0) < 0, errno == EINTR {}
-                let exited = code & 0x7F == 0
-                let exitStatus = (code >> 8) & 0xFF
-                finish(exited && exitStatus == 0 ? nil : exited ? "\(program) exited with status \(exitStatus)" : "\(program) was killed")
-            }
+            DispatchQueue.global().async { finish(ChildProcess.waitForExit(child).problem.map { "\(program) \($0)" }) }
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { finish(nil) }
         }
     }
