@@ -423,12 +423,13 @@ import Testing
 
     @Test func relayClosesIdleSessions() throws {
         let work = try WorkDirectory()
-        let relay = try RelayProcess(["--network-id", Self.network, "--session-ttl", "1s"])
+        // The TTL runs from the session's creation, so it must outlast the peer's start-up on a loaded machine.
+        let relay = try RelayProcess(["--network-id", Self.network, "--session-ttl", "4s"])
         let session = try work.createSession(relay: relay)
         let peer = try RelayPeer.run([
             "connections": .object(["app": session.connection(role: "app", token: session.tokenApp)]),
             "steps": [["open": "app"], ["send": "app", "hex": .string(try session.frame("app_to_wallet", 1, session.openControl))],
-                      ["drain": "app", "timeout": 6]],
+                      ["drain": "app", "timeout": 20]],
         ])
         #expect(peer["app"]?["close"]?["code"] == 4001)
         #expect(peer["app"]?["close"]?["reason"] == "connect_ttl_expired")
@@ -609,118 +610,33 @@ final class RelayProcess {
 
 /// An omni process running in the background whose stdout is read line by line.
 final class BackgroundOmni: @unchecked Sendable {
-    private let process = Process()
-    private let lock = NSCondition()
-    private var lines: [String] = []
-    private var outputData = Data()
-    private var errorData = Data()
-    private var finishedReading = false
+    private let process: BackgroundProcess
 
     init(_ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: Omni.executable)
-        process.arguments = arguments
-        process.environment = Omni.environment()
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        Thread { [self] in
-            var buffer = Data()
-            while true {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                buffer.append(chunk)
-                lock.withLock {
-                    outputData.append(chunk)
-                    lock.broadcast()
-                }
-                while let newline = buffer.firstIndex(of: 0x0A) {
-                    let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                    buffer.removeSubrange(buffer.startIndex...newline)
-                    lock.withLock {
-                        lines.append(line)
-                        lock.broadcast()
-                    }
-                }
-            }
-            lock.withLock {
-                finishedReading = true
-                lock.broadcast()
-            }
-        }.start()
-        Thread { [self] in
-            let data = err.fileHandleForReading.readDataToEndOfFile()
-            lock.withLock { errorData = data }
-        }.start()
+        process = try BackgroundProcess(executable: Omni.executable, arguments, environment: Omni.environment())
     }
 
     /// The first stdout JSON line matching `predicate`, waiting up to `timeout` seconds.
     func line(timeout: Double = 20, where predicate: (JSONValue) -> Bool) throws -> JSONValue {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        lock.lock()
-        defer { lock.unlock() }
-        var checked = 0
-        while true {
-            while checked < lines.count {
-                if let json = try? JSONValue.parse(lines[checked]), predicate(json) { return json }
-                checked += 1
-            }
-            if finishedReading || !lock.wait(until: deadline) {
-                throw TestSupportError("no matching line from omni \(process.arguments ?? []); got \(lines)")
-            }
-        }
+        try process.jsonLine(timeout: timeout, where: predicate)
     }
 
     /// Waits until everything omni wrote to stdout so far (partial lines included) satisfies `predicate`.
     func waitForOutput(timeout: Double = 20, until predicate: (String) -> Bool) throws -> String {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        lock.lock()
-        defer { lock.unlock() }
-        while true {
-            let text = String(decoding: outputData, as: UTF8.self)
-            if predicate(text) { return text }
-            if finishedReading || !lock.wait(until: deadline) {
-                throw TestSupportError("omni \(process.arguments ?? []) never wrote the expected output; got \(text)")
-            }
-        }
+        try process.waitForStdout(timeout: timeout, until: predicate)
     }
 
     /// Everything omni wrote to stdout.
-    var stdoutText: String { String(decoding: lock.withLock { outputData }, as: UTF8.self) }
+    var stdoutText: String { process.stdoutText }
 
-    func jsonLines() throws -> [JSONValue] {
-        try lock.withLock { lines }.map { try JSONValue.parse($0) }
-    }
+    func jsonLines() throws -> [JSONValue] { try process.stdoutLinesSoFar.map { try JSONValue.parse($0) } }
 
-    var stderrText: String { String(decoding: lock.withLock { errorData }, as: UTF8.self) }
+    var stderrText: String { process.stderrText }
 
-    func interrupt() {
-        if process.isRunning { process.interrupt() }
-    }
+    func interrupt() { process.interrupt() }
 
     /// SIGTERM.
-    func terminate() {
-        if process.isRunning { process.terminate() }
-    }
+    func terminate() { process.terminate() }
 
-    func waitForExit(timeout: Double = 30) throws -> Int32 {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while process.isRunning {
-            if Date() > deadline {
-                process.terminate()
-                throw TestSupportError("omni \(process.arguments ?? []) did not exit within \(timeout) s")
-            }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        // Let the reader threads drain the pipes.
-        lock.lock()
-        while !finishedReading { _ = lock.wait(until: Date(timeIntervalSinceNow: 1)) }
-        lock.unlock()
-        return process.terminationStatus
-    }
-
-    deinit {
-        if process.isRunning { process.terminate() }
-    }
+    func waitForExit(timeout: Double = 30) throws -> Int32 { try process.waitForExit(timeout: timeout) }
 }

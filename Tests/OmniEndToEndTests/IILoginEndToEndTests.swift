@@ -50,63 +50,15 @@ final class HeadlessBrowser {
 /// `omni ic identity login …` in the background: stderr read line by line (where the URL and notes arrive),
 /// stdout collected.
 final class LoginProcess: @unchecked Sendable {
-    private let process = Process()
-    private let condition = NSCondition()
-    private var errorLines: [String] = []
-    private var output = Data()
-    private var openStreams = 2
+    private let process: BackgroundProcess
 
     init(_ arguments: [String], environment: [String: String]) throws {
-        process.executableURL = URL(fileURLWithPath: Omni.executable)
-        process.arguments = arguments
-        process.environment = Omni.environment(environment)
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        Thread { [self] in
-            var buffer = Data()
-            while true {
-                let chunk = err.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                buffer.append(chunk)
-                while let newline = buffer.firstIndex(of: 0x0A) {
-                    let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                    buffer.removeSubrange(buffer.startIndex...newline)
-                    condition.withLock {
-                        errorLines.append(line)
-                        condition.broadcast()
-                    }
-                }
-            }
-            condition.withLock {
-                if !buffer.isEmpty { errorLines.append(String(decoding: buffer, as: UTF8.self)) }
-                openStreams -= 1
-                condition.broadcast()
-            }
-        }.start()
-        Thread { [self] in
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            condition.withLock {
-                output = data
-                openStreams -= 1
-                condition.broadcast()
-            }
-        }.start()
+        process = try BackgroundProcess(executable: Omni.executable, arguments, environment: Omni.environment(environment))
     }
 
     /// The first stderr line satisfying `predicate`, waiting for it to arrive (or for omni to end).
     func stderrLine(timeout: Double = 30, where predicate: (String) -> Bool) throws -> String {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if let line = errorLines.first(where: predicate) { return line }
-            if openStreams == 0 || !condition.wait(until: deadline) {
-                throw TestSupportError("omni never wrote the expected line on stderr; got: \(errorLines.joined(separator: "\n"))")
-            }
-        }
+        try process.stderrLine(timeout: timeout, where: predicate)
     }
 
     /// The login page's URL (with the token), from the `--no-open` note.
@@ -114,28 +66,13 @@ final class LoginProcess: @unchecked Sendable {
         try stderrLine { $0.hasPrefix("  http://") && $0.contains("/#") }.trimmingCharacters(in: .whitespaces)
     }
 
-    func interrupt() { if process.isRunning { process.interrupt() } }
+    func interrupt() { process.interrupt() }
 
     /// Waits for omni to exit and its pipes to drain; the exit status.
-    func waitForExit(timeout: Double = 90) throws -> Int32 {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        while openStreams > 0 {
-            if !condition.wait(until: deadline) {
-                condition.unlock()
-                process.terminate()
-                throw TestSupportError("omni \(process.arguments ?? []) did not finish within \(timeout) s; stderr: \(stderrText)")
-            }
-        }
-        condition.unlock()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
+    func waitForExit(timeout: Double = 90) throws -> Int32 { try process.waitForExit(timeout: timeout) }
 
-    var stderrText: String { condition.withLock { errorLines.joined(separator: "\n") } }
-    var stdoutText: String { String(decoding: condition.withLock { output }, as: UTF8.self) }
-
-    deinit { if process.isRunning { process.terminate() } }
+    var stderrText: String { process.stderrText }
+    var stdoutText: String { process.stdoutText }
 }
 
 /// Shared by the login suites: the fake Internet Identity (Tests/Browser pages, Tests/Peers/ii_fake.py signing with
