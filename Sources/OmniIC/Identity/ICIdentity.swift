@@ -167,18 +167,25 @@ public struct ICIdentity: Sendable, CustomStringConvertible, CustomDebugStringCo
 
     /// The envelope for `request`: sender_pubkey, sender_delegation and `sender_sig` over
     /// `0x0A "ic-request" ‖ request id`; nothing for the anonymous identity. The request's sender must be this
-    /// identity's principal, and a session must not have expired by `time`.
-    public func envelope(for request: ICRequest, at time: UInt64 = IngressExpiry.currentTime()) throws(ICError) -> ICEnvelope {
+    /// identity's principal; a session must not have expired by `time`, and its targets must include
+    /// `delegationTarget` (by default what the specification checks for the request, `DelegationTarget.of`).
+    public func envelope(for request: ICRequest, at time: UInt64 = IngressExpiry.currentTime(),
+                         delegationTarget: DelegationTarget? = nil) throws(ICError) -> ICEnvelope {
         guard request.sender == principal else {
             throw ICError(.invalidArgument, "the request's sender \(request.sender) is not this identity (\(principal))")
         }
         if case .anonymous = signer { return ICEnvelope(content: request) }
-        if case .delegated(let session) = signer {
-            try session.checkUsable(at: time, canister: request.canister)
-        }
+        try checkAuthorized(delegationTarget ?? DelegationTarget.of(request.body), at: time)
         let signature = try sign(DomainSeparator.request + request.requestID.bytes)
         return ICEnvelope(content: request, senderPublicKey: publicKeyDER, senderSignature: signature,
                           senderDelegation: senderDelegation)
+    }
+
+    /// Refuses, before anything is signed or sent, a request this identity cannot make: a delegated session that
+    /// has expired by `time`, or whose targets do not include `target` (kind `unauthorized`, reason `target`).
+    /// Keys and the anonymous identity may make any request.
+    public func checkAuthorized(_ target: DelegationTarget, at time: UInt64 = IngressExpiry.currentTime()) throws(ICError) {
+        if case .delegated(let session) = signer { try session.checkUsable(at: time, target: target) }
     }
 
     /// Signs a delegation to `publicKey` with this identity's signing key.
