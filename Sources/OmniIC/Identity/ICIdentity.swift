@@ -223,3 +223,54 @@ public struct ICIdentity: Sendable, CustomStringConvertible, CustomDebugStringCo
     public var debugDescription: String { description }
     public var customMirror: Mirror { Mirror(self, children: ["keyType": keyType, "principal": principal]) }
 }
+
+extension ICIdentity {
+    /// An Ed25519 identity from a secret as people keep one (`omni ic identity delegate --from-seed`): the 32-byte
+    /// seed itself, the seed as 64 hex digits (optionally `0x`, surrounding white space ignored), or a PKCS#8 key
+    /// as PEM (`-----BEGIN PRIVATE KEY-----`) or DER. Only Ed25519: a seed of another curve is not a seed.
+    /// The bytes are not kept beyond the key.
+    public init(ed25519Secret bytes: [UInt8]) throws(ICError) {
+        var material = bytes
+        defer { for index in material.indices { material[index] = 0 } }
+        if material.count == Ed25519.seedByteCount {
+            self.init(ed25519: try ICIdentity.seedKey(material))
+            return
+        }
+        if material.first == 0x30 {
+            do { self.init(ed25519: try Ed25519.PrivateKey(pkcs8DERRepresentation: material)) } catch {
+                throw ICError(.malformed, "the DER key is not an Ed25519 PKCS#8 private key: \(error.message)")
+            }
+            return
+        }
+        guard let text = String(validating: material, as: UTF8.self) else {
+            throw ICError(.malformed, "a seed is 32 bytes, 64 hex digits, or an Ed25519 PKCS#8 key (PEM or DER); got \(material.count) bytes "
+                          + "that are none of these")
+        }
+        var trimmed = text.trimmingWhitespace()
+        if trimmed.contains("-----BEGIN") {
+            guard trimmed.contains("-----BEGIN PRIVATE KEY-----") else {
+                throw ICError(.unsupported, "only an unencrypted Ed25519 PKCS#8 key (-----BEGIN PRIVATE KEY-----) can be a seed")
+            }
+            do { self.init(ed25519: try Ed25519.PrivateKey(pemRepresentation: trimmed)) } catch {
+                throw ICError(.malformed, "the PEM key is not an Ed25519 private key: \(error.message)")
+            }
+            return
+        }
+        if trimmed.hasPrefix("0x") || trimmed.hasPrefix("0X") { trimmed.removeFirst(2) }
+        guard trimmed.utf8.count == 2 * Ed25519.seedByteCount else {
+            throw ICError(.malformed, "a hex seed is 64 hex digits, got \(trimmed.utf8.count) characters")
+        }
+        var seed: [UInt8]
+        do { seed = try Hex.decode(trimmed) } catch {
+            throw ICError.codec(error, "hex seed")
+        }
+        defer { for index in seed.indices { seed[index] = 0 } }
+        self.init(ed25519: try ICIdentity.seedKey(seed))
+    }
+
+    private static func seedKey(_ seed: [UInt8]) throws(ICError) -> Ed25519.PrivateKey {
+        do { return try Ed25519.PrivateKey(seed: seed) } catch {
+            throw ICError.crypto(error, "Ed25519 seed")
+        }
+    }
+}
