@@ -1238,6 +1238,14 @@ def check_surface(checks, replica, keys):
     body, _ = envelope(ed, call_content(ed, canister, "counter", b"DIDL\x00\x00"))
     status, _ = replica.post(f"/api/v4/subnet/{text_of(subnet)}/call", body)
     checks.ok("subnet call of a canister method: 400", status == 400)
+    impostor = info["root_subnet_id"]
+    status, _ = replica.read_state(anonymous, [[b"time"]], 3, effective=blob_of(impostor), subnet=True)
+    checks.ok("a read_state for another subnet: 400", status == 400)
+    replica.control(any_subnet_id=True)
+    data = replica.certificate(anonymous, [[b"time"]], 3, effective=blob_of(impostor), subnet=True)
+    checks.rejects("any_subnet_id: another subnet's read answered with this subnet's certificate", "range",
+                   lambda: verify_certificate(data, root, now(), subnet=blob_of(impostor)))
+    replica.control(any_subnet_id=False)
 
     # scripted faults and counts
     replica.control(action="reset_stats")

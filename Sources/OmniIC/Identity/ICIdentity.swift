@@ -246,7 +246,7 @@ extension ICIdentity {
             throw ICError(.malformed, "a seed is 32 bytes, 64 hex digits, or an Ed25519 PKCS#8 key (PEM or DER); got \(material.count) bytes "
                           + "that are none of these")
         }
-        var trimmed = text.trimmingWhitespace()
+        var trimmed = text.trimmingWhitespaceAndNewlines()
         if trimmed.contains("-----BEGIN") {
             guard trimmed.contains("-----BEGIN PRIVATE KEY-----") else {
                 throw ICError(.unsupported, "only an unencrypted Ed25519 PKCS#8 key (-----BEGIN PRIVATE KEY-----) can be a seed")
