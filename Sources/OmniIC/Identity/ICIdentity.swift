@@ -236,36 +236,37 @@ extension ICIdentity {
             self.init(ed25519: try ICIdentity.seedKey(material))
             return
         }
-        if material.first == 0x30 {
-            do { self.init(ed25519: try Ed25519.PrivateKey(pkcs8DERRepresentation: material)) } catch {
-                throw ICError(.malformed, "the DER key is not an Ed25519 PKCS#8 private key: \(error.message)")
-            }
-            return
-        }
-        guard let text = String(validating: material, as: UTF8.self) else {
-            throw ICError(.malformed, "a seed is 32 bytes, 64 hex digits, or an Ed25519 PKCS#8 key (PEM or DER); got \(material.count) bytes "
-                          + "that are none of these")
-        }
-        var trimmed = text.trimmingWhitespaceAndNewlines()
-        if trimmed.contains("-----BEGIN") {
-            guard trimmed.contains("-----BEGIN PRIVATE KEY-----") else {
+        // Text first: a hex seed may start with "0" (0x30), the first byte of DER too.
+        let text = String(validating: material, as: UTF8.self).map { $0.trimmingWhitespaceAndNewlines() }
+        if let text, text.contains("-----BEGIN") {
+            guard text.contains("-----BEGIN PRIVATE KEY-----") else {
                 throw ICError(.unsupported, "only an unencrypted Ed25519 PKCS#8 key (-----BEGIN PRIVATE KEY-----) can be a seed")
             }
-            do { self.init(ed25519: try Ed25519.PrivateKey(pemRepresentation: trimmed)) } catch {
+            do { self.init(ed25519: try Ed25519.PrivateKey(pemRepresentation: text)) } catch {
                 throw ICError(.malformed, "the PEM key is not an Ed25519 private key: \(error.message)")
             }
             return
         }
-        if trimmed.hasPrefix("0x") || trimmed.hasPrefix("0X") { trimmed.removeFirst(2) }
-        guard trimmed.utf8.count == 2 * Ed25519.seedByteCount else {
-            throw ICError(.malformed, "a hex seed is 64 hex digits, got \(trimmed.utf8.count) characters")
+        if var digits = text, digits.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isASCIIHexDigit || $0 == "x" || $0 == "X") }) {
+            if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits.removeFirst(2) }
+            guard digits.utf8.count == 2 * Ed25519.seedByteCount else {
+                throw ICError(.malformed, "a hex seed is 64 hex digits, got \(digits.utf8.count)")
+            }
+            var seed: [UInt8]
+            do { seed = try Hex.decode(digits) } catch {
+                throw ICError.codec(error, "hex seed")
+            }
+            defer { for index in seed.indices { seed[index] = 0 } }
+            self.init(ed25519: try ICIdentity.seedKey(seed))
+            return
         }
-        var seed: [UInt8]
-        do { seed = try Hex.decode(trimmed) } catch {
-            throw ICError.codec(error, "hex seed")
+        guard material.first == 0x30 else {
+            throw ICError(.malformed, "a seed is 32 bytes, 64 hex digits, or an Ed25519 PKCS#8 key (PEM or DER); got \(material.count) "
+                          + "bytes that are none of these")
         }
-        defer { for index in seed.indices { seed[index] = 0 } }
-        self.init(ed25519: try ICIdentity.seedKey(seed))
+        do { self.init(ed25519: try Ed25519.PrivateKey(pkcs8DERRepresentation: material)) } catch {
+            throw ICError(.malformed, "the DER key is not an Ed25519 PKCS#8 private key: \(error.message)")
+        }
     }
 
     private static func seedKey(_ seed: [UInt8]) throws(ICError) -> Ed25519.PrivateKey {
