@@ -256,6 +256,24 @@ struct ICSurfaceEndToEndTests {
         #expect(try stat("subnet_read_state_v3") == 2)
     }
 
+    /// The root subnet itself (`--no-delegation`): its certificates are signed by the root key, which speaks for the
+    /// root subnet only.
+    @Test func theRootSubnetsOwnRoutes() throws {
+        let root = try PeerProcess(script: "ic_replica.py", arguments: ["--no-delegation"])
+        defer { root.stop() }
+        let rootSubnet = try root.string("root_subnet_id")
+        let network = ["--network", try root.string("url"), "--root-key", try root.string("root_key")]
+        let list = try home.run(["ic", "query", "aaaaa-aa", "list_canisters", "--subnet", rootSubnet, "-o", "json"] + network)
+        #expect(list.status == 0, "\(list.stderrText)")
+        #expect(try json(list)["verification"]?["subnet_id"]?.stringValue == rootSubnet)
+        let read = try home.run(["ic", "read-state", "--subnet", rootSubnet, "/time", "-o", "json"] + network)
+        #expect(try read.status == 0 && json(read)["verification"]?["delegated"] == .bool(false), "\(read.stderrText)")
+        // Another subnet's id at the root subnet's endpoints: the root key's certificate is not that subnet's.
+        _ = try root.requestJSON("/_control", method: "POST", body: ["any_subnet_id": true])
+        let other = try home.run(["ic", "read-state", "--subnet", subnet, "/time"] + network)
+        #expect(other.status == 1 && other.stderrText.contains("so it is the root subnet"), "\(other.stderrText)")
+    }
+
     /// A boundary node that answers a subnet route with another subnet's certificate: refused, nothing printed.
     @Test func anotherSubnetsCertificateIsRefused() throws {
         try control(["any_subnet_id": true])
