@@ -17,6 +17,9 @@ public struct ICError: Error, Equatable, Sendable, CustomStringConvertible {
         case verificationFailed = "verification_failed"
         /// Local setup: unknown identity, no default identity, a name already taken, an expired session.
         case configuration
+        /// The identity may not make this request: a delegated session whose targets do not include the canister
+        /// the IC checks (see `DelegationTarget`).
+        case unauthorized
         /// A value the caller chose is out of range (delegation lifetime, nonce length, too many targets).
         case invalidArgument = "invalid_argument"
         /// Recognised but not supported here (e.g. a WebAuthn sender key).
@@ -85,6 +88,7 @@ public struct ICError: Error, Equatable, Sendable, CustomStringConvertible {
         case .verificationFailed: text = "verification failed (\(reason?.rawValue ?? "unknown"))"
         case .configuration: text = "configuration error"
         case .invalidArgument: text = "invalid argument"
+        case .unauthorized: text = "not authorised"
         case .unsupported: text = "unsupported"
         case .storage: text = "storage error"
         case .internalFailure: text = "internal failure"

@@ -11,6 +11,7 @@
 //   let request = try ICRequest(.query(canister: id, method: m, arg: arg), sender: identity.principal,
 //                               ingressExpiry: IngressExpiry.expiry(now: IngressExpiry.currentTime(), clockSkew: skew))
 //   let body = try identity.envelope(for: request).encoded()        // POST /api/v3/canister/<ecid>/query
+//       // a session is refused here when its targets miss DelegationTarget.of(request.body) (kind .unauthorized)
 //   let response = try QueryResponse(decoding: responseBody)
 //   let subnet: SubnetInfo = cached or:
 //       anonymous read_state ["subnet"] for ecid → ICCertificate(decoding:) → .verify(scope: .canister(ecid),
@@ -30,6 +31,11 @@
 // Read state
 //   .readState(paths:) request → ReadStateResponse.certificate(from:) → ICCertificate → verify(scope:
 //   .canister(ecid) or .subnet(esid)) → VerifiedCertificate.lookup(path) (Found / Absent / Unknown / Error).
+//
+// Routes and retries
+//   ICAgent.route(body, effectiveCanister:, subnet:) → CertificateScope: where a request goes (`/api/v…/canister/<id>`
+//   or `/subnet/<id>`) is what its answer is verified for. RetryPolicy says when the same bytes are sent again
+//   (429/502/503/504, broken connections); a call is never signed again — an unanswered one is looked up by id.
 //
 // Offline certificate verification (`omni ic certificate verify`)
 //   try ICCertificate(decoding: bytes).verify(scope: .canister(id), rootKey: .mainnet or ICRootKey(hex:),

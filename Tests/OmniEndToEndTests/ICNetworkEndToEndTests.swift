@@ -136,8 +136,7 @@ struct ICNetworkEndToEndTests {
         #expect(refusal?["message"]?.stringValue?.contains("not certified") == true, "\(String(describing: refusal))")
         #expect(refusal?["message"]?.stringValue?.contains("IC0406") == true, "\(String(describing: refusal))")
         let unsafe = try omni(["call", canister, "guarded", "-o", "json", "--unsafe"])
-        #expect(try unsafe.status == 4 && json(unsafe)["certified"] == .bool(false), "--unsafe prints it, marked")
-        #expect(try json(unsafe)["verification"]?["kind"] == "none")
+        #expect(unsafe.status == 2 && unsafe.stdoutText.isEmpty, "calls offer no unverified path: \(unsafe.stderrText)")
 
         let query = try omni(["query", canister, "fail_query"])
         #expect(query.status == 4 && query.stdoutText.contains("rejected (code 4 CANISTER_REJECT, IC0406, not certified)"))
@@ -236,11 +235,15 @@ struct ICNetworkEndToEndTests {
         #expect(allowed.status == 0 && allowed.stdoutText.count > 2 << 20)
     }
 
+    /// Only `ic query --unsafe` skips verification, and only of its answer (see ICSurfaceEndToEndTests).
     @Test func unsafeSkipsVerificationAndSaysSo() throws {
+        try control(["bad_node_signature": "always"])
+        let result = try omni(["query", canister, "greet", "(\"u\")", "--unsafe"])
+        #expect(result.status == 0 && result.stdoutText == "(\"Hello, u!\")\n", "\(result.stderrText)")
+        #expect(result.stderrText.contains("--unsafe: this answer is NOT verified"))
         try control(["bad_bls": "certificate"])
-        let result = try omni(["call", canister, "greet_update", "(\"u\")", "--unsafe"])
-        #expect(result.status == 0 && result.stdoutText == "(\"Hello, u!\")\n")
-        #expect(result.stderrText.contains("--unsafe: responses are NOT verified"))
+        let call = try omni(["call", canister, "greet_update", "(\"u\")", "--unsafe"])
+        #expect(call.status == 2 && call.stdoutText.isEmpty, "\(call.stderrText)")
     }
 
     @Test func clockSkewIsCorrected() throws {

@@ -121,7 +121,7 @@ struct AgentReplicaTests {
         let result = try agent.call(canister: replica.canister, method: "greet_update", arg: try candidText("sync"))
         guard case .replied(let reply) = result.outcome else { Issue.record("\(result.outcome)"); return }
         #expect(try decodedText(reply) == "Hello, sync!")
-        #expect(result.endpoint == "v4" && result.polls == 0 && result.verified && result.certificate != nil)
+        #expect(result.endpoint == "v4" && result.polls == 0 && result.certificate != nil)
         // Two identical calls are two calls (each has its own nonce).
         let first = try agent.call(canister: replica.canister, method: "counter", arg: try Candid.encode([]))
         let second = try agent.call(canister: replica.canister, method: "counter", arg: try Candid.encode([]))
@@ -184,12 +184,12 @@ struct AgentReplicaTests {
         let agent = try replica.agent()
         let submitted = try agent.call(canister: replica.canister, method: "greet_update", arg: try candidText("later"), wait: false)
         #expect(submitted.outcome == .accepted && submitted.endpoint == "v2")
-        let status = try agent.requestStatus(submitted.requestID, effectiveCanister: replica.canister)
+        let status = try agent.requestStatus(submitted.requestID, route: .canister(replica.canister))
         guard case .replied(let reply) = status.status else { Issue.record("\(status.status)"); return }
         #expect(try decodedText(reply) == "Hello, later!")
         // An id nobody sent is certified absent.
         let unknown = try agent.requestStatus(try RequestID(bytes: [UInt8](repeating: 7, count: 32)),
-                                              effectiveCanister: replica.canister, wait: false)
+                                              route: .canister(replica.canister), wait: false)
         #expect(unknown.status == .unknown)
     }
 
@@ -198,7 +198,7 @@ struct AgentReplicaTests {
         let submitted = try replica.agent(identity: owner).call(canister: replica.canister, method: "greet_update",
                                                                 arg: try candidText("mine"), wait: false)
         let error = thrownError(TransportError.self) {
-            _ = try replica.agent().requestStatus(submitted.requestID, effectiveCanister: replica.canister, wait: false)
+            _ = try replica.agent().requestStatus(submitted.requestID, route: .canister(replica.canister), wait: false)
         }
         #expect(error?.kind == .rejected && error?.status == 403)
     }
@@ -234,13 +234,17 @@ struct AgentReplicaTests {
         #expect(try replica.stat("signed_node_key_reads") == 0, "the user's principal never signs a public /subnet read")
     }
 
-    @Test func unverifiedSubnetFactsAreNeverCached() throws {
+    /// A query asked for unverified reads no node keys at all, so nothing unverified can reach the cache.
+    @Test func unverifiedQueryReadsNoSubnetFacts() throws {
         let directory = try temporaryDirectory("omni-nodekeys-unsafe")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let cache = NodeKeyCache(directory: directory)
-        _ = try replica.agent(verifies: false, cache: cache).subnetInfo(serving: replica.canister)
+        try replica.reset([("bad_node_signature", "always")])
+        let query = try replica.agent(cache: cache).query(canister: replica.canister, method: "greet", arg: try candidText("u"),
+                                                          verified: false)
+        #expect(query.verification == .skipped && !query.verified)
+        #expect(try replica.stat("node_key_reads") == 0)
         #expect(!FileManager.default.fileExists(atPath: cache.path(subnet: replica.subnet, rootKey: replica.rootKey)))
-        #expect(cache.load(serving: replica.canister, rootKey: replica.rootKey) == nil)
         _ = try replica.agent(cache: cache).subnetInfo(serving: replica.canister)
         #expect(cache.load(serving: replica.canister, rootKey: replica.rootKey)?.subnetID == replica.subnet, "verified facts are")
     }
@@ -271,15 +275,19 @@ struct AgentReplicaTests {
         _ = try replica.agent().readState(canister: replica.canister, paths: [.time])
     }
 
-    @Test func unsafeSkipsVerificationAndSaysSo() throws {
-        try replica.reset([("bad_bls", "certificate"), ("bad_node_signature", "always")])
-        let agent = try replica.agent(verifies: false)
-        let call = try agent.call(canister: replica.canister, method: "fail", arg: try Candid.encode([]))
-        #expect(!call.verified)
-        guard case .rejected(let reject) = call.outcome else { Issue.record("\(call.outcome)"); return }
-        #expect(!reject.certified)
-        let query = try agent.query(canister: replica.canister, method: "greet", arg: try candidText("u"))
+    /// Only the query asked for unverified skips its checks; the same agent verifies everything else.
+    @Test func onlyTheQueryAskedForUnverifiedIsUnverified() throws {
+        try replica.reset([("bad_node_signature", "always")])
+        let agent = try replica.agent()
+        let query = try agent.query(canister: replica.canister, method: "greet", arg: try candidText("u"), verified: false)
         #expect(query.verification == .skipped)
+        let verified = thrownError(ICError.self) {
+            _ = try agent.query(canister: replica.canister, method: "greet", arg: try candidText("u"))
+        }
+        #expect(verified?.reason == .nodeSignature)
+        try replica.reset([("bad_bls", "certificate")])
+        let call = thrownError(ICError.self) { _ = try agent.call(canister: replica.canister, method: "fail", arg: try Candid.encode([])) }
+        #expect(call?.reason == .signature, "calls are always verified")
     }
 
     @Test func oversizedResponsesAreCut() throws {
@@ -304,7 +312,7 @@ struct AgentReplicaTests {
         let (lookup, read) = try agent.metadata(canister: replica.canister, name: "candid:service")
         guard case .found(let bytes) = lookup else { Issue.record("\(lookup)"); return }
         let service = String(decoding: bytes, as: UTF8.self)
-        #expect(service.contains("greet") && read.verified)
+        #expect(service.contains("greet") && read.endpoint == "v3")
         let interface = try CandidInterface.parse(service)
         #expect(try interface.method("greet")?.isQuery == true)
         let (missing, _) = try agent.metadata(canister: replica.canister, name: "no-such-section")
@@ -320,10 +328,12 @@ struct AgentReplicaTests {
     /// The interface `omni ic query/call` type values with when no .did is given: the verified candid:service.
     @Test func candidServiceMetadata() throws {
         let service = try #require(try replica.agent().candidService(canister: replica.canister))
-        #expect(service.verified && service.canister == replica.canister)
+        #expect(service.canister == replica.canister)
         #expect(try CandidInterface.parse(service.text).method("greet")?.isQuery == true)
-        let unverified = try #require(try replica.agent(verifies: false).candidService(canister: replica.canister))
-        #expect(!unverified.verified && unverified.text == service.text)
+        try replica.reset([("bad_bls", "certificate")])
+        #expect(throws: ICError.self, "read from a verified certificate only") {
+            _ = try replica.agent().candidService(canister: replica.canister)
+        }
     }
 
     @Test func readStateFallsBackToV2() throws {

@@ -47,10 +47,9 @@ final class ReplicaFixture: @unchecked Sendable {
         return Int(view["stats"]?[name]?.int64Value ?? 0)
     }
 
-    func agent(identity: ICIdentity = .anonymous, verifies: Bool = true, cache: NodeKeyCache? = nil,
+    func agent(identity: ICIdentity = .anonymous, cache: NodeKeyCache? = nil,
                events: EventLog? = nil, configure: (inout ICAgent.Configuration) -> Void = { _ in }) throws -> ICAgent {
         var configuration = ICAgent.Configuration(network: network, rootKey: rootKey)
-        configuration.verifies = verifies
         configuration.nodeKeyCache = cache
         configuration.pollInterval = .milliseconds(50)
         configuration.requestTimeout = .seconds(10)

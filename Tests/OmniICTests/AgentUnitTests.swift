@@ -271,6 +271,7 @@ struct AgentUnitTests {
     func agent(_ transport: ScriptedTransport, events: EventLog? = nil) throws -> ICAgent {
         var configuration = ICAgent.Configuration(network: try ICNetwork("http://127.0.0.1:9"))
         configuration.pollInterval = .milliseconds(1)
+        configuration.retryPolicy = RetryPolicy(initialDelay: .zero, maxDelay: .zero)
         return try ICAgent(configuration: configuration, transport: transport, onEvent: { events?.append($0) })
     }
 
@@ -291,8 +292,9 @@ struct AgentUnitTests {
     @Test func refusalsCarryTheReplicasWords() throws {
         let canister = try Principal(icText: "ryjl3-tyaaa-aaaaa-aaaba-cai")
         for (status, text) in [(400, "Malformed request: bad\u{7}thing"), (403, "not yours"), (503, "overloaded"), (404, "Invalid path requested.")] {
-            // A 404 first means "no such endpoint": the older endpoint is asked too, and refuses the same way.
-            let transport = ScriptedTransport(Array(repeating: (status, Array(text.utf8)), count: status == 404 ? 2 : 1))
+            // A 404 first means "no such endpoint": the older endpoint is asked too, and refuses the same way. A 503 is
+            // asked again twice (the default retries) before it stands.
+            let transport = ScriptedTransport(Array(repeating: (status, Array(text.utf8)), count: status == 404 ? 2 : status == 503 ? 3 : 1))
             let error = thrownError(TransportError.self) { _ = try agent(transport).readState(canister: canister, paths: [.time]) }
             #expect(error?.kind == .rejected && error?.status == status)
             #expect(error?.message.contains(text.replacingOccurrences(of: "\u{7}", with: " ")) == true, "\(String(describing: error))")

@@ -58,17 +58,22 @@ import Testing
         expectICError(.verificationFailed, reason: .expired, "expired") { try restricted.chain.verify(at: restricted.expiration + 1) }
         let identity = ICIdentity(session: restricted)
         let call = try ICRequest(.call(canister: other, method: "m", arg: []), sender: identity.principal, ingressExpiry: now)
-        expectICError(.configuration, reason: .target, "signing for a non-target") { _ = try identity.envelope(for: call, at: now) }
+        expectICError(.unauthorized, reason: .target, "signing for a non-target") { _ = try identity.envelope(for: call, at: now) }
         let allowed = try ICRequest(.call(canister: try canister, method: "m", arg: []), sender: identity.principal, ingressExpiry: now)
         expectICError(.configuration, reason: .expired, "signing after expiry") {
             _ = try identity.envelope(for: allowed, at: restricted.expiration + 1)
         }
-        // read_state names no canister: the effective canister id (from the URL) is what targets restrict.
+        // read_state: only request_status paths are restricted by targets, to the canister of the call they read.
         let read = try ICRequest(.readState(paths: [.time]), sender: identity.principal, ingressExpiry: now)
         let readEnvelope = try identity.envelope(for: read, at: now)
-        try readEnvelope.verifySender(at: now, effectiveCanister: try canister)
-        expectICError(.verificationFailed, reason: .target, "read_state for a non-target") {
-            try readEnvelope.verifySender(at: now, effectiveCanister: other)
+        try readEnvelope.verifySender(at: now)
+        let status = try ICRequest(.readState(paths: [.requestStatus(call.requestID)]), sender: identity.principal, ingressExpiry: now)
+        expectICError(.unauthorized, reason: .target, "the status of a call to a non-target") {
+            _ = try identity.envelope(for: status, at: now, delegationTarget: .statusOf(call: other))
+        }
+        let statusEnvelope = try identity.envelope(for: status, at: now, delegationTarget: .statusOf(call: try canister))
+        expectICError(.verificationFailed, reason: .target, "checked like the IC, given the call's canister") {
+            try statusEnvelope.verifySender(at: now, delegationTarget: .statusOf(call: other))
         }
         // A session extending a session: one more link, never outliving its parent.
         let extended = try DelegatedSession.create(root: identity, lifetime: DelegatedSession.maxLifetime, now: now)

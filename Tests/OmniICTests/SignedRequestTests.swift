@@ -26,7 +26,7 @@ import Testing
             #expect(read.kind == "call" && read.json["method_name"] == "transfer")
             #expect(read.request.sender == identity.principal)
             #expect(read.json["request_id"]?.stringValue == signed.requestID.hex)
-            try read.envelope.verifySender(at: 1_900_000_000_000_000_000 - 1, effectiveCanister: try SignedRequestTests.ledger)
+            try read.envelope.verifySender(at: 1_900_000_000_000_000_000 - 1)
             #expect(read.requestStatus != nil)
         }
     }

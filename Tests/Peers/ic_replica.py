@@ -20,9 +20,31 @@ Endpoints:
   POST /api/v2/canister/<ecid>/call                202, or 200 + CBOR reject for non-replicated rejections
   POST /api/v2|v3/canister/<ecid>/read_state       {certificate}
   POST /api/v2|v3/subnet/<esid>/read_state         {certificate}
-  GET  /_control                                   JSON {config, stats, node_ids, counter, requests}
+  POST /api/v3/subnet/<esid>/query                 aaaaa-aa list_canisters only: vec record {start; end} (the subnet's
+                                                   ranges), node-signed; no subnet-admin check
+  POST /api/v4/subnet/<esid>/call                  aaaaa-aa create_canister / provisional_create_canister_with_cycles
+                                                   only: record {canister_id} (a fresh id in the subnet's first range)
+  GET  /_control                                   JSON {config, stats, node_ids, counter, requests, distinct, faults,
+                                                   controllers}
   POST /_control                                   JSON object of switches to set, plus optional "action":
-                                                   "rotate_node_keys" | "reset_config" | "reset_stats" | "reset_state"
+                                                   "rotate_node_keys" | "reset_config" | "reset_stats" | "reset_state",
+                                                   "faults": [...] (see below), "controllers": [principal text...]
+
+Management canister (aaaaa-aa) queries on /api/v2|v3/canister/<ecid>/query: canister_status and canister_metrics
+with a record {canister_id} argument naming the canister (which must be <ecid>), for its controllers only; answered
+with small records (status, cycles / metrics counters). Other management methods reject with 3.
+
+Delegation targets are checked as the interface spec's abstract behaviour does: calls against canister_id,
+queries against canister_id except management queries about a canister (against that canister_id), read_state
+only for request_status paths (against the canister_id of the call whose status is read).
+
+Scripted faults ("faults" in POST /_control, consumed in order, each by the next matching request):
+  {"endpoint": "call"|"query"|"read_state"|"status"|"subnet_call"|..., a prefix of the endpoint names below,
+   "status": 429|500|502|503|504 or "reset" (close the connection with a TCP RST, no answer),
+   "times": n (default 1), "retry_after": seconds or an HTTP date (sent as Retry-After),
+   "accept": true (calls: accept and record the call as usual, then answer with the fault)}
+Counts (GET /_control "distinct"): distinct request ids per request type and distinct sender signatures, and the
+call request ids in order of arrival ("call_request_ids"), so tests can prove a retry was the same request.
 
 Switches (config keys; CLI flag = --key-with-dashes):
   ranges_layout            auto|old|sharded|both: canister ranges revealed in the delegation certificate.
@@ -53,6 +75,8 @@ Switches (config keys; CLI flag = --key-with-dashes):
                            expected range"; refuse = the same false 400, the call dropped. Its "Minimum allowed
                            expiry" (the replica time clients read skew from) is replica time + lying_expiry_hint_s
   lying_expiry_hint_s      the skew the false refusal claims, in seconds (may be negative or days)
+  any_subnet_id            subnet endpoints answer for any effective subnet id, with this subnet's certificates and
+                           node signatures (a boundary node routing to the wrong subnet)
 Stats worth knowing (GET /_control "stats"): per-endpoint counts, polls, errors, node_key_reads,
   signed_node_key_reads (reads revealing node keys whose sender is not anonymous), far_future_expiries (requests whose
   ingress_expiry lies beyond the accepted window, as a client tricked into signing ahead would send),
@@ -80,6 +104,8 @@ import json
 import os
 import re
 import signal
+import socket
+import struct
 import sys
 import threading
 import time
@@ -467,6 +493,110 @@ def candid_decode(data):
     return values
 
 
+def idl_hash(name):
+    """Candid field id of a name."""
+    value = 0
+    for byte in name.encode():
+        value = (value * 223 + byte) % 2**32
+    return value
+
+
+def candid_record_of_nats(fields):
+    """One argument: record {name: nat; ...} (fields in id order, as Candid requires)."""
+    items = sorted((idl_hash(name), value) for name, value in fields.items())
+    table = b"\x6c" + uleb128(len(items)) + b"".join(uleb128(key) + bytes([CANDID_NAT]) for key, _ in items)
+    return b"DIDL\x01" + table + b"\x01\x00" + b"".join(uleb128(value) for _, value in items)
+
+
+def candid_record_principal(name, principal):
+    """One argument: record {name: principal}."""
+    return (b"DIDL\x01\x6c\x01" + uleb128(idl_hash(name)) + b"\x68\x01\x00" + b"\x01" + uleb128(len(principal))
+            + principal)
+
+
+def candid_ranges(ranges):
+    """One argument: vec record {start: principal; end: principal} (list_canisters)."""
+    fields = sorted([(idl_hash("start"), 0), (idl_hash("end"), 1)])
+    record = b"\x6c\x02" + b"".join(uleb128(key) + b"\x68" for key, _ in fields)
+    table = b"DIDL\x02" + record + b"\x6d\x00" + b"\x01\x01"
+    body = uleb128(len(ranges))
+    for lo, hi in ranges:
+        pair = {0: lo, 1: hi}
+        for _, which in fields:
+            body += b"\x01" + uleb128(len(pair[which])) + pair[which]
+    return table + body
+
+
+PRIMITIVE_SIZES = {0x7f: 0, 0x7e: 1, 0x7b: 1, 0x7a: 2, 0x79: 4, 0x78: 8, 0x77: 1, 0x76: 2, 0x75: 4, 0x74: 8}
+
+
+def management_argument_canister(arg):
+    """The canister_id principal of a management-canister argument `(record { canister_id = principal ...; ... })`
+    whose other fields are nats, texts, principals or fixed-size numbers; None when the argument has no such field
+    or is not of that shape."""
+    try:
+        if not arg.startswith(b"DIDL"):
+            return None
+        count, pos = read_uleb128(arg, 4)
+        if count < 1 or count > 8:
+            return None
+        tables = []
+        for _ in range(count):
+            kind, pos = read_sleb128(arg, pos)
+            if kind != -20:  # record
+                return None
+            fields_count, pos = read_uleb128(arg, pos)
+            fields = []
+            for _ in range(fields_count):
+                key, pos = read_uleb128(arg, pos)
+                field_type, pos = read_sleb128(arg, pos)
+                fields.append((key, field_type))
+            tables.append(fields)
+        args, pos = read_uleb128(arg, pos)
+        if args < 1:
+            return None
+        first, pos = read_sleb128(arg, pos)
+        for _ in range(args - 1):
+            _, pos = read_sleb128(arg, pos)
+        if not 0 <= first < len(tables):
+            return None
+        wanted = idl_hash("canister_id")
+        for key, field_type in tables[first]:
+            code = field_type & 0x7F if field_type < 0 else None
+            if field_type == -24:  # principal
+                if arg[pos] != 1:
+                    return None
+                length, pos = read_uleb128(arg, pos + 1)
+                value = arg[pos:pos + length]
+                pos += length
+                if key == wanted:
+                    return value
+            elif field_type in (-3, -4):  # nat, int
+                _, pos = read_uleb128(arg, pos)
+            elif field_type == -15:  # text
+                length, pos = read_uleb128(arg, pos)
+                pos += length
+            elif code in PRIMITIVE_SIZES:
+                pos += PRIMITIVE_SIZES[code]
+            else:
+                return None
+        return None
+    except (ValueError, IndexError):
+        return None
+
+
+MANAGEMENT_QUERIES = ("canister_status", "canister_metrics")
+
+
+def delegation_target(content):
+    """The canister a delegation's targets must include (interface spec, abstract behaviour): canister_id, except
+    for management queries about a canister, checked against the canister_id in their argument."""
+    canister_id = content["canister_id"]
+    if canister_id == b"" and content["request_type"] == "query" and content["method_name"] in MANAGEMENT_QUERIES:
+        return management_argument_canister(content["arg"])
+    return canister_id
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Canister model
 # ---------------------------------------------------------------------------------------------------------------
@@ -525,6 +655,7 @@ class Canister:
         self.counter = int(config.get("counter", 0))
         self.candid = config.get("candid") or self._service_text()
         self.controllers = [principal_from_text(t) for t in config.get("controllers", ["2vxsx-fae"])]
+        self.initial_controllers = list(self.controllers)
         self.module_hash = sha256(b"omni fake canister module")
         self.created_ns = time.time_ns()
 
@@ -586,7 +717,7 @@ class Canister:
 # ---------------------------------------------------------------------------------------------------------------
 
 ENDPOINT_NAMES = ["status", "call_v2", "call_v3", "call_v4", "query_v2", "query_v3", "read_state_v2",
-                  "read_state_v3", "subnet_read_state_v2", "subnet_read_state_v3"]
+                  "read_state_v3", "subnet_read_state_v2", "subnet_read_state_v3", "subnet_query_v3", "subnet_call_v4"]
 
 # key -> (type, default, allowed values or None)
 SWITCHES = {
@@ -609,6 +740,7 @@ SWITCHES = {
     "anonymous_expiry_exempt": (bool, False, None),
     "lying_expiry_refusal": (str, "off", ["off", "accept", "refuse"]),
     "lying_expiry_hint_s": (float, 0.0, None),
+    "any_subnet_id": (bool, False, None),
 }
 
 
@@ -650,9 +782,10 @@ class HttpError(Exception):
 # ---------------------------------------------------------------------------------------------------------------
 
 class RequestRecord:
-    def __init__(self, sender, effective_id, outcome, expiry):
+    def __init__(self, sender, effective_id, outcome, expiry, canister_id=None):
         self.sender = sender
         self.effective_id = effective_id
+        self.canister_id = canister_id
         self.outcome = outcome
         self.expiry = expiry
         self.polls_left = 0
@@ -686,6 +819,13 @@ class Replica:
         self.delegation_cache = {}
         self.stats = collections.Counter()
         self.height = 0
+        self.faults = []
+        self.created = 0
+        self.reset_distinct()
+
+    def reset_distinct(self):
+        self.distinct = {"call": set(), "query": set(), "read_state": set(), "signatures": set()}
+        self.call_order = []
 
     # --- time and ranges -------------------------------------------------------------------------------------
 
@@ -857,30 +997,101 @@ class Replica:
     # --- control ---------------------------------------------------------------------------------------------
 
     def control_view(self):
+        distinct = {f"{kind}_request_ids": len(ids) for kind, ids in self.distinct.items() if kind != "signatures"}
+        distinct["signatures"] = len(self.distinct["signatures"])
+        distinct["call_request_ids"] = list(self.call_order)
         return {"config": copy.deepcopy(self.config), "stats": dict(self.stats),
                 "node_ids": [principal_to_text(n.node_id) for n in self.nodes], "counter": self.canister.counter,
-                "requests": len(self.requests)}
+                "requests": len(self.requests), "distinct": distinct, "faults": copy.deepcopy(self.faults),
+                "controllers": [principal_to_text(c) for c in self.canister.controllers]}
+
+    @staticmethod
+    def check_faults(faults):
+        if not isinstance(faults, list):
+            raise ValueError("faults must be a list of objects")
+        checked = []
+        for fault in faults:
+            if not isinstance(fault, dict) or set(fault) - {"endpoint", "status", "times", "retry_after", "accept"}:
+                raise ValueError("a fault is an object with endpoint, status, times, retry_after, accept")
+            endpoint = fault.get("endpoint", "")
+            if not isinstance(endpoint, str) or not any(name.startswith(endpoint) for name in ENDPOINT_NAMES):
+                raise ValueError(f"fault endpoint must be a prefix of one of {', '.join(ENDPOINT_NAMES)}")
+            status = fault.get("status")
+            if status != "reset" and status not in (429, 500, 502, 503, 504):
+                raise ValueError("fault status must be 429, 500, 502, 503, 504 or \"reset\"")
+            times = fault.get("times", 1)
+            if isinstance(times, bool) or not isinstance(times, int) or times < 1:
+                raise ValueError("fault times must be a positive integer")
+            retry_after = fault.get("retry_after")
+            if retry_after is not None and not isinstance(retry_after, (int, str)):
+                raise ValueError("fault retry_after must be seconds or an HTTP date")
+            checked.append({"endpoint": endpoint, "status": status, "times": times, "retry_after": retry_after,
+                            "accept": bool(fault.get("accept", False))})
+        return checked
+
+    def note_received(self, body):
+        """Counts what arrived (before any check or fault): the request id and the sender signature, when the body is
+        an envelope at all."""
+        try:
+            envelope = cbor2.loads(body)
+            if isinstance(envelope, cbor2.CBORTag):
+                envelope = envelope.value
+            content = envelope["content"]
+            kind = content["request_type"]
+            rid = request_id(content)
+        except Exception:  # not an envelope: nothing to count
+            return
+        if kind in ("call", "query", "read_state"):
+            self.distinct[kind].add(rid)
+            if kind == "call" and rid.hex() not in self.call_order:
+                self.call_order.append(rid.hex())
+        if isinstance(envelope.get("sender_sig"), bytes):
+            self.distinct["signatures"].add(sha256(envelope["sender_sig"]))
+
+    def take_fault(self, endpoint):
+        """The next scripted fault for this endpoint, consumed (None when there is none)."""
+        for fault in self.faults:
+            if endpoint.startswith(fault["endpoint"]):
+                fault["times"] -= 1
+                if fault["times"] == 0:
+                    self.faults.remove(fault)
+                self.stats["faults_served"] += 1
+                return dict(fault)
+        return None
 
     def apply_control(self, body):
         if not isinstance(body, dict):
             raise ValueError("control body must be a JSON object")
         updates = {}
         action = body.get("action")
+        faults = self.check_faults(body["faults"]) if "faults" in body else None
+        controllers = None
+        if "controllers" in body:
+            if not isinstance(body["controllers"], list):
+                raise ValueError("controllers must be a list of principal texts")
+            controllers = [principal_from_text(text) for text in body["controllers"]]
         for key, value in body.items():
-            if key != "action":
+            if key not in ("action", "faults", "controllers"):
                 updates[key] = check_switch(key, value)
         if action not in (None, "rotate_node_keys", "reset_config", "reset_stats", "reset_state"):
             raise ValueError("action must be rotate_node_keys, reset_config, reset_stats or reset_state")
         if action == "reset_config":
             self.config = copy.deepcopy(self.startup_switches)
+            self.faults = []
+            self.canister.controllers = list(self.canister.initial_controllers)
         elif action == "reset_stats":
             self.stats.clear()
+            self.reset_distinct()
         elif action == "reset_state":
             self.requests.clear()
             self.canister.counter = 0
         elif action == "rotate_node_keys":
             self.rotate_node_keys()
         self.config.update(updates)
+        if faults is not None:
+            self.faults = faults
+        if controllers is not None:
+            self.canister.controllers = controllers
         if "bad_node_signature" in updates:
             self.pending_node = None
             self.pending_served = False
@@ -941,7 +1152,7 @@ class Replica:
 
     def authenticate(self, envelope, content, request_type, target):
         """Checks expiry, sender, signatures and delegations; returns the request id. `target`: the canister the
-        delegation targets must allow (canister_id for calls/queries, the effective id for read_state)."""
+        delegation targets must allow (see delegation_target), None when the request is not checked against them."""
         rid = request_id(content)
         now = self.now()
         sender = content["sender"]
@@ -1011,7 +1222,7 @@ class Replica:
                 if not isinstance(targets, (list, tuple)) or len(targets) > MAX_TARGETS or \
                         not all(isinstance(t, bytes) for t in targets):
                     fail(f"delegation {index}: targets must be at most {MAX_TARGETS} principals")
-                if target not in targets:
+                if target is not None and target not in targets:
                     raise HttpError(400, f"Failed to authenticate request 0x{rid_text} due to: Canister "
                                          f"{principal_to_text(target)} is not one of the delegation targets")
             permissions = delegation.get("permissions")
@@ -1035,10 +1246,21 @@ class Replica:
         except ValueError as error:
             raise HttpError(400, f"Malformed request: could not parse the effective id in the URL: {error}")
 
-    def check_canister_route(self, ecid, content):
+    def check_canister_route(self, ecid, content, as_query=False):
         canister_id = content["canister_id"]
+        if canister_id == b"" and as_query and content["method_name"] in MANAGEMENT_QUERIES:
+            named = management_argument_canister(content["arg"])
+            if named is None:
+                raise HttpError(400, f"Management canister method {content['method_name']} needs a record with a "
+                                     "canister_id in its argument")
+            if named != ecid:
+                raise HttpError(400, f"Specified CanisterId {principal_to_text(named)} does not match effective "
+                                     f"canister id in URL {principal_to_text(ecid)}")
+            if not self.hosts(ecid):
+                raise HttpError(400, f"Canister {principal_to_text(ecid)} does not belong to this subnet")
+            return
         if canister_id == b"":
-            raise HttpError(400, "The management canister (aaaaa-aa) is not modelled by this fake replica")
+            raise HttpError(400, "This management canister method is not modelled by this fake replica on this endpoint")
         if canister_id != ecid:
             raise HttpError(400, f"Specified CanisterId {principal_to_text(canister_id)} does not match effective "
                                  f"canister id in URL {principal_to_text(ecid)}")
@@ -1046,17 +1268,60 @@ class Replica:
             raise HttpError(400, f"Canister {principal_to_text(ecid)} does not belong to this subnet")
 
     def execute(self, content, as_query):
+        if content["canister_id"] == b"":
+            return self.execute_management(content, as_query)
         if content["canister_id"] != self.canister.canister_id:
             # Nothing to execute: a signed reject for queries, a non-replicated rejection for calls.
             return Outcome("rejected" if as_query else "non_replicated", reject_code=3, error_code="IC0301",
                            reject_message=f"Canister {principal_to_text(content['canister_id'])} not found")
         return self.canister.run(content["method_name"], content["arg"], as_query)
 
+    def execute_management(self, content, as_query):
+        method = content["method_name"]
+        if as_query and method in MANAGEMENT_QUERIES:
+            named = management_argument_canister(content["arg"])
+            if named != self.canister.canister_id:
+                return Outcome("rejected", reject_code=3, error_code="IC0301",
+                               reject_message=f"Canister {principal_to_text(named or b'')} not found")
+            if content["sender"] not in self.canister.controllers:
+                return Outcome("rejected", reject_code=4, error_code="IC0512",
+                               reject_message=f"Only controllers of canister {self.canister.text_id} can call ic00 method "
+                                              f"{method}")
+            if method == "canister_status":
+                reply = candid_record_of_nats({"cycles": 3_000_000_000_000, "memory_size": 4096})
+            else:
+                reply = candid_record_of_nats({"query_calls": self.stats["query_v3"] + self.stats["query_v2"],
+                                               "update_calls": len(self.requests)})
+            return Outcome("replied", reply=reply)
+        if as_query and method == "list_canisters":
+            return Outcome("replied", reply=candid_ranges(self.ranges()))
+        if not as_query and method in ("create_canister", "provisional_create_canister_with_cycles"):
+            self.created += 1
+            low = RANGES[0][0]
+            fresh = (int.from_bytes(low[:8], "big") + self.created).to_bytes(8, "big") + low[8:]
+            return Outcome("replied", reply=candid_record_principal("canister_id", fresh))
+        return Outcome("rejected" if as_query else "non_replicated", reject_code=3, error_code="IC0536",
+                       reject_message=f"Management canister has no {'query' if as_query else 'update'} method "
+                                      f"'{method}' in this fake replica")
+
     def handle_query(self, ecid_text, body):
         envelope, content = self.decode_envelope(body, "query")
         ecid = self.parse_effective_id(ecid_text)
-        self.check_canister_route(ecid, content)
-        rid = self.authenticate(envelope, content, "query", content["canister_id"])
+        self.check_canister_route(ecid, content, as_query=True)
+        rid = self.authenticate(envelope, content, "query", delegation_target(content))
+        return self.answer_query(content, rid)
+
+    def handle_subnet_query(self, esid_text, body):
+        envelope, content = self.decode_envelope(body, "query")
+        esid = self.parse_effective_id(esid_text)
+        if esid != self.subnet_id and not self.config["any_subnet_id"]:
+            raise HttpError(400, f"Effective subnet id {esid_text} is not this subnet ({principal_to_text(self.subnet_id)})")
+        if content["canister_id"] != b"" or content["method_name"] != "list_canisters":
+            raise HttpError(400, "Subnet queries are only for the management canister's list_canisters")
+        rid = self.authenticate(envelope, content, "query", delegation_target(content))
+        return self.answer_query(content, rid)
+
+    def answer_query(self, content, rid):
         outcome = self.execute(content, as_query=True)
         if outcome.status == "replied":
             response = {"status": "replied", "reply": {"arg": outcome.reply}}
@@ -1080,8 +1345,16 @@ class Replica:
     def handle_call(self, endpoint, ecid_text, body):
         envelope, content = self.decode_envelope(body, "call")
         ecid = self.parse_effective_id(ecid_text)
-        self.check_canister_route(ecid, content)
-        rid = self.authenticate(envelope, content, "call", content["canister_id"])
+        if endpoint == "subnet_call_v4":
+            if ecid != self.subnet_id and not self.config["any_subnet_id"]:
+                raise HttpError(400, f"Effective subnet id {ecid_text} is not this subnet "
+                                     f"({principal_to_text(self.subnet_id)})")
+            if content["canister_id"] != b"" or \
+                    content["method_name"] not in ("create_canister", "provisional_create_canister_with_cycles"):
+                raise HttpError(400, "Subnet calls are only for the management canister's canister creation")
+        else:
+            self.check_canister_route(ecid, content)
+        rid = self.authenticate(envelope, content, "call", delegation_target(content))
         lying = self.config["lying_expiry_refusal"]
         if lying == "refuse":
             raise self.lying_refusal(content)
@@ -1098,7 +1371,7 @@ class Replica:
             horizon = self.now() - MAX_INGRESS_TTL_NS
             for old in [r for r, rec in self.requests.items() if rec.expiry < horizon]:
                 del self.requests[old]
-            record = RequestRecord(content["sender"], ecid, outcome, content["ingress_expiry"])
+            record = RequestRecord(content["sender"], ecid, outcome, content["ingress_expiry"], content["canister_id"])
             record.polls_left = self.config["call_polls"]
             self.requests[rid] = record
         if lying == "accept":
@@ -1113,13 +1386,18 @@ class Replica:
         effective = self.parse_effective_id(effective_text)
         subnet_endpoint = endpoint.startswith("subnet_")
         if subnet_endpoint:
-            if effective != self.subnet_id:
+            if effective != self.subnet_id and not self.config["any_subnet_id"]:
                 raise HttpError(400, f"Effective subnet id {effective_text} is not this subnet "
                                      f"({principal_to_text(self.subnet_id)})")
         elif not self.hosts(effective):
             raise HttpError(400, f"Canister {effective_text} does not belong to this subnet")
-        self.authenticate(envelope, content, "read_state", effective)
         paths = [tuple(bytes(label) for label in path) for path in content["paths"]]
+        # Only request_status paths are checked against delegation targets: the call's canister_id.
+        target = None
+        for path in paths:
+            if len(path) >= 2 and path[0] == b"request_status" and path[1] in self.requests:
+                target = self.requests[path[1]].canister_id
+        self.authenticate(envelope, content, "read_state", target)
         v2 = endpoint.endswith("_v2")
         excluded = self.check_paths(paths, content["sender"], effective, subnet_endpoint, v2)
         if any(self._reveals_node_keys(path) for path in paths):
@@ -1187,9 +1465,10 @@ class Replica:
                 if record is not None:
                     if record.sender != sender:
                         raise HttpError(403, "The user tries to access Request ID not signed by the caller.")
-                    if not subnet_endpoint and record.effective_id != effective:
+                    if record.effective_id != effective:
                         raise HttpError(403, "The user tries to access a Request ID sent to a different effective "
-                                             "canister id.")
+                                             "canister id." if not subnet_endpoint else
+                                        "The user tries to access a Request ID sent to a different effective subnet id.")
                 continue
             raise HttpError(404, "Invalid path requested.")
         if len(request_ids) > 1:
@@ -1216,7 +1495,8 @@ ENDPOINTS = {("2", "canister", "call"): "call_v2", ("3", "canister", "call"): "c
              ("4", "canister", "call"): "call_v4", ("2", "canister", "query"): "query_v2",
              ("3", "canister", "query"): "query_v3", ("2", "canister", "read_state"): "read_state_v2",
              ("3", "canister", "read_state"): "read_state_v3", ("2", "subnet", "read_state"): "subnet_read_state_v2",
-             ("3", "subnet", "read_state"): "subnet_read_state_v3"}
+             ("3", "subnet", "read_state"): "subnet_read_state_v3", ("3", "subnet", "query"): "subnet_query_v3",
+             ("4", "subnet", "call"): "subnet_call_v4"}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -1302,6 +1582,10 @@ class Handler(BaseHTTPRequestHandler):
             if self.disabled("status"):
                 return self.send_text(404, "Not Found")
             with replica.lock:
+                fault = replica.take_fault("status")
+            if fault is not None:
+                return self.send_fault(fault)
+            with replica.lock:
                 replica.stats["status"] += 1
                 status, body = replica.handle_status()
             return self.send(status, body, "application/cbor")
@@ -1330,12 +1614,19 @@ class Handler(BaseHTTPRequestHandler):
         if endpoint is None or self.disabled(endpoint):
             return self.send_text(404, "Not Found", api=self.path.startswith("/api/"))
         effective = match.group(3)
+        with replica.lock:
+            replica.note_received(body)
+            fault = replica.take_fault(endpoint)
+        if fault is not None and not (fault["accept"] and "call" in endpoint):
+            return self.send_fault(fault)
         try:
             with replica.lock:
                 replica.stats[endpoint] += 1
-                if endpoint.startswith("query"):
+                if endpoint == "subnet_query_v3":
+                    status, payload = replica.handle_subnet_query(effective, body)
+                elif endpoint.startswith("query"):
                     status, payload = replica.handle_query(effective, body)
-                elif endpoint.startswith("call"):
+                elif "call" in endpoint:
                     status, payload = replica.handle_call(endpoint, effective, body)
                 else:
                     status, payload = replica.handle_read_state(endpoint, effective, body)
@@ -1347,7 +1638,31 @@ class Handler(BaseHTTPRequestHandler):
             with replica.lock:
                 replica.stats["errors"] += 1
             return self.send_text(400, f"Malformed request: {type(error).__name__}: {error}")
+        if fault is not None:  # accepted, then the fault instead of the answer
+            return self.send_fault(fault)
         self.send(status, payload, "application/cbor")
+
+    def send_fault(self, fault):
+        if fault["status"] == "reset":
+            # SO_LINGER 0: close() sends a RST, the client sees a reset connection and no answer.
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+            self.connection.close()
+            return
+        names = {429: "Too Many Requests", 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
+                 504: "Gateway Timeout"}
+        body = f"{names[fault['status']]} (scripted fault)".encode()
+        try:
+            self.send_response(fault["status"])
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            if fault["retry_after"] is not None:
+                self.send_header("Retry-After", str(fault["retry_after"]))
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
 
 
 def build_arguments():

@@ -1137,6 +1137,152 @@ def check_switches(checks, replica, keys):
     checks.ok("control: reset_state forgets requests and the counter", view["counter"] == 0 and view["requests"] == 0)
 
 
+def candid_field_id(name):
+    value = 0
+    for byte in name.encode():
+        value = (value * 223 + byte) & 0xFFFFFFFF
+    return value
+
+
+def candid_canister_id_arg(principal):
+    """(record { canister_id = principal ... }), written by hand here."""
+    return (b"DIDL\x01\x6c\x01" + leb_unsigned(candid_field_id("canister_id")) + b"\x68\x01\x00\x01"
+            + leb_unsigned(len(principal)) + principal)
+
+
+def check_surface(checks, replica, keys):
+    """Management-canister queries, delegation targets as the spec checks them, subnet endpoints, scripted faults
+    and the counts of distinct requests."""
+    ed, session, anonymous = Ed25519Identity(), Ed25519Identity(), Anonymous()
+    canister, subnet, root, info = replica.canister, replica.subnet, replica.root_der, replica.info
+    now = time.time_ns
+    other = blob_of(info["canister_ranges"][1][1])
+    replica.control(action="reset_config")
+    replica.control(action="reset_stats")
+    replica.control(controllers=[text_of(ed.principal)])
+    # The switch checks rotate node keys: read the current ones.
+    keys = node_keys(verify_certificate(replica.certificate(anonymous, [[b"subnet"]], 3), root, now(), canister))
+    checks.ok("controllers can be set", replica.state()["controllers"] == [text_of(ed.principal)])
+
+    def post_query(identity, target, method, arg, ecid):
+        body, rid = envelope(identity, query_content(identity, target, method, arg))
+        status, data = replica.post(f"/api/v3/canister/{text_of(ecid)}/query", body)
+        return status, (decode_tagged(data, "query") if status == 200 else data), rid
+
+    # a session scoped to the canister (the "bucket") may ask aaaaa-aa about it: the target is the argument's canister
+    scoped = DelegatedIdentity(ed, [session], [(expiry(3600), [canister], None)])
+    status, response, rid = post_query(scoped, b"", "canister_metrics", candid_canister_id_arg(canister), canister)
+    checks.ok("aaaaa-aa canister_metrics with a session scoped to the canister: replied",
+              status == 200 and response.get("status") == "replied", str(response)[:200])
+    try:
+        verify_query(response, rid, keys, now())
+        checks.ok("aaaaa-aa canister_metrics: node signature verifies", True)
+    except Rejected as rejection:
+        checks.ok("aaaaa-aa canister_metrics: node signature verifies", False, str(rejection))
+    status, response, _ = post_query(scoped, b"", "canister_status", candid_canister_id_arg(canister), canister)
+    checks.ok("aaaaa-aa canister_status: replied", status == 200 and response.get("status") == "replied")
+    status, text, _ = post_query(scoped, b"", "canister_metrics", candid_canister_id_arg(canister), other)
+    checks.ok("management query routed to another effective id than its canister_id: 400", status == 400)
+    elsewhere = DelegatedIdentity(ed, [session], [(expiry(3600), [other], None)])
+    status, text, _ = post_query(elsewhere, b"", "canister_metrics", candid_canister_id_arg(canister), canister)
+    checks.ok("management query about a canister outside the targets: 400",
+              status == 400 and b"delegation targets" in text, text[:200])
+    management_only = DelegatedIdentity(ed, [session], [(expiry(3600), [b""], None)])
+    status, text, _ = post_query(management_only, b"", "canister_metrics", candid_canister_id_arg(canister), canister)
+    checks.ok("a session scoped to aaaaa-aa alone may not ask about the canister: 400", status == 400)
+    status, response, _ = post_query(Ed25519Identity(), b"", "canister_metrics", candid_canister_id_arg(canister), canister)
+    checks.ok("canister_metrics from a non-controller: reject", status == 200 and response.get("status") == "rejected")
+    body, _ = envelope(scoped, call_content(scoped, b"", "canister_status", candid_canister_id_arg(canister)))
+    status, text = replica.post(f"/api/v4/canister/{text_of(canister)}/call", body)
+    checks.ok("a call to aaaaa-aa is checked against aaaaa-aa (refused for the scoped session)", status == 400)
+    # read_state: only request_status paths are checked against the targets
+    status, _ = replica.read_state(elsewhere, [[b"time"]])
+    checks.ok("read_state /time with a session scoped elsewhere: 200 (no target check)", status == 200)
+    body, rid = envelope(scoped, call_content(scoped, canister, "greet_update", candid_arg_text("t")))
+    status, _ = replica.post(f"/api/v4/canister/{text_of(canister)}/call", body)
+    checks.ok("call within the session's targets: 200", status == 200)
+    other_session = DelegatedIdentity(ed, [session], [(expiry(3600), [other], None)])
+    status, _ = replica.read_state(other_session, [[b"request_status", rid]])
+    checks.ok("request_status of a call to a canister outside the targets: 400", status == 400)
+    status, _ = replica.read_state(scoped, [[b"request_status", rid]])
+    checks.ok("request_status within the targets: 200", status == 200)
+
+    # subnet endpoints
+    body, rid = envelope(anonymous, query_content(anonymous, b"", "list_canisters", b"DIDL\x00\x00"))
+    status, data = replica.post(f"/api/v3/subnet/{text_of(subnet)}/query", body)
+    response = decode_tagged(data, "subnet query") if status == 200 else {}
+    checks.ok("subnet query list_canisters: replied", status == 200 and response.get("status") == "replied")
+    subnet_facts = verify_certificate(replica.certificate(anonymous, [[b"subnet"]], 3, subnet=True), root, now(),
+                                      subnet=subnet)
+    try:
+        verify_query(response, rid, node_keys(subnet_facts), now())
+        checks.ok("subnet query: signed by a node of that subnet", True)
+    except Rejected as rejection:
+        checks.ok("subnet query: signed by a node of that subnet", False, str(rejection))
+    body, _ = envelope(anonymous, query_content(anonymous, canister, "greet", candid_arg_text("x")))
+    status, _ = replica.post(f"/api/v3/subnet/{text_of(subnet)}/query", body)
+    checks.ok("subnet query of a canister method: 400", status == 400)
+    create = b"DIDL\x00\x00"
+    body, rid = envelope(ed, call_content(ed, b"", "provisional_create_canister_with_cycles", create))
+    status, data = replica.post(f"/api/v4/subnet/{text_of(subnet)}/call", body)
+    checks.ok("subnet call v4 create: 200", status == 200, data[:200])
+    if status == 200:
+        facts = verify_certificate(decode_tagged(data, "c")["certificate"], root, now(), subnet=subnet)
+        reply = lookup([b"request_status", rid, b"reply"], facts["tree"])
+        checks.ok("subnet call: certified reply record {canister_id}", reply[0] == "found"
+                  and leb_unsigned(candid_field_id("canister_id")) in reply[1])
+    status, _ = replica.read_state(ed, [[b"request_status", rid]], subnet=True)
+    checks.ok("status of a subnet call read at the subnet: 200", status == 200)
+    status, _ = replica.read_state(ed, [[b"request_status", rid]])
+    checks.ok("status of a subnet call read at a canister: 403", status == 403)
+    body, _ = envelope(ed, call_content(ed, canister, "counter", b"DIDL\x00\x00"))
+    status, _ = replica.post(f"/api/v4/subnet/{text_of(subnet)}/call", body)
+    checks.ok("subnet call of a canister method: 400", status == 400)
+    impostor = info["root_subnet_id"]
+    status, _ = replica.read_state(anonymous, [[b"time"]], 3, effective=blob_of(impostor), subnet=True)
+    checks.ok("a read_state for another subnet: 400", status == 400)
+    replica.control(any_subnet_id=True)
+    data = replica.certificate(anonymous, [[b"time"]], 3, effective=blob_of(impostor), subnet=True)
+    checks.rejects("any_subnet_id: another subnet's read answered with this subnet's certificate", "range",
+                   lambda: verify_certificate(data, root, now(), subnet=blob_of(impostor)))
+    replica.control(any_subnet_id=False)
+
+    # scripted faults and counts
+    replica.control(action="reset_stats")
+    replica.control(faults=[{"endpoint": "query", "status": 503, "retry_after": 1}])
+    body, _ = envelope(anonymous, query_content(anonymous, canister, "greet", candid_arg_text("f")))
+    status, data, response = replica.request("POST", f"/api/v3/canister/{text_of(canister)}/query", body,
+                                             {"Content-Type": "application/cbor"})
+    checks.ok("fault 503 with Retry-After", status == 503 and response.getheader("Retry-After") == "1")
+    status, _ = replica.post(f"/api/v3/canister/{text_of(canister)}/query", body)
+    checks.ok("a fault is consumed: the next query is answered", status == 200)
+    replica.control(faults=[{"endpoint": "read_state", "status": "reset"}])
+    try:
+        replica.read_state(anonymous, [[b"time"]])
+        checks.ok("fault reset: the connection is reset", False, "answered")
+    except (ConnectionError, http.client.HTTPException, OSError):
+        checks.ok("fault reset: the connection is reset", True)
+    before = replica.state()["counter"]
+    replica.control(faults=[{"endpoint": "call", "status": 503, "accept": True}])
+    body, rid = envelope(ed, call_content(ed, canister, "counter", b"DIDL\x00\x00"))
+    status, _ = replica.post(f"/api/v4/canister/{text_of(canister)}/call", body)
+    checks.ok("fault accept+503 on a call: 503, but the call ran", status == 503 and replica.state()["counter"] == before + 1)
+    status, data = replica.post(f"/api/v4/canister/{text_of(canister)}/call", body)
+    checks.ok("the same envelope again: its certified reply, the update not run twice",
+              status == 200 and replica.state()["counter"] == before + 1)
+    distinct = replica.state()["distinct"]
+    checks.ok("distinct counts: one call request id, signatures counted",
+              distinct["call_request_ids"] == [rid.hex()] and distinct["signatures"] >= 1, str(distinct))
+    try:
+        replica.control(faults=[{"endpoint": "nowhere", "status": 503}])
+        checks.ok("a fault for an unknown endpoint is refused", False)
+    except AssertionError:
+        checks.ok("a fault for an unknown endpoint is refused", True)
+    replica.control(action="reset_config")
+    checks.ok("reset_config clears faults and controllers", replica.state()["faults"] == []
+              and replica.state()["controllers"] == ["2vxsx-fae"])
+
+
 def check_icpy_interop(checks, replica):
     """Requests built and signed by ic-py (a third-party agent: untagged CBOR, null signature fields for anonymous)
     are accepted. ic-py's own query path cannot read tagged responses with cbor2 6 (it wants a plain dict), so its
@@ -1244,6 +1390,7 @@ def main():
         section("ic-py interoperability", check_icpy_interop, checks, replica)
         if keys:
             section("switches", check_switches, checks, replica, keys)
+            section("client surface", check_surface, checks, replica, keys)
         else:
             checks.ok("switches ran", False, "skipped: the endpoint checks did not return node keys")
     finally:

@@ -423,7 +423,9 @@ final class ItemStream: @unchecked Sendable {
 
 extension Array where Element == ArgumentSpec {
     /// Distributes positional words over the declared arguments: each required/optional takes one word in order,
-    /// a variadic argument takes what is left.
+    /// a variadic argument takes what is left. An optional argument right before a variadic one takes its word only
+    /// when the word is a valid value of its type (or of neither): `read-state [CANISTER] PATH…`
+    /// reads `read-state /time` as a path.
     func assign(_ words: [String]) -> [String: [String]] {
         var result: [String: [String]] = [:]
         var remaining = words[...]
@@ -435,6 +437,8 @@ extension Array where Element == ArgumentSpec {
                 remaining = remaining.dropFirst(take)
             } else if let word = remaining.first {
                 if spec.optional, remaining.count <= requiredAfter(index) { continue }
+                if spec.optional, index + 1 < count, self[index + 1].variadic, spec.source != .content,
+                   spec.validate(word) != nil, self[index + 1].validate(word) == nil { continue }
                 result[spec.name] = [word]
                 remaining = remaining.dropFirst()
             }

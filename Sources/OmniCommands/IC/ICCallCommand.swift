@@ -20,14 +20,19 @@ enum ICCallCommand {
             replica sends before consensus carries no certificate: it is reported on stderr as an error, never \
             printed as a result (exit 4). A call whose reply was already forgotten is reported as done without \
             reply (exit 1). Each call carries a random nonce, so repeating a command makes a new call. Every \
-            input (ARGS, files, keys, the root key, the identity) is checked before anything is sent. \
+            input (ARGS, files, keys, the root key, the identity) is checked before anything is sent, and so is \
+            a scoped session's right to call: its delegation targets must include the canister called (aaaaa-aa \
+            for management calls; exit 6 otherwise). A transient failure (HTTP 429, 502, 503, 504, a broken \
+            connection) is retried with the same signed bytes (--retries), never signed again; a call still \
+            unanswered is looked up by its request id and followed when the network knows it. --subnet ID sends \
+            canister creation to /api/v4/subnet/ID/call, verified as that subnet's. \
             --output candid (the default) prints Candid text, json the values with the request id and how they \
             were verified, hex the reply bytes as hex, raw the reply bytes themselves.
             """,
-        options: [Support.did, Support.inputFormat, Support.effectiveCanister, asyncFlag] + ICNetworkOptions.connection
+        options: [Support.did, Support.inputFormat] + Support.routing + [asyncFlag] + ICNetworkOptions.connection
             + ICNetworkOptions.signing + ICNetworkOptions.waiting,
         arguments: [Support.canister, Support.method, Support.arguments],
-        relations: ICNetworkOptions.relations,
+        relations: ICNetworkOptions.relations + Support.routingRelations,
         examples: [
             Example("omni ic call bkyz2-fmaaa-aaaaa-qaaaq-cai greet '(\"me\")' --network local --root-key @root.hex --identity alice",
                     "A signed update call to a local canister."),
@@ -40,13 +45,13 @@ enum ICCallCommand {
     ) { invocation in
         let wait = !(try invocation.value(asyncFlag))
         let reply = Support.replyFormat(invocation)
-        let call = try Support.prepare(invocation, typesForReply: wait && (reply == .candid || reply == .json))
+        let call = try Support.prepare(invocation, typesForReply: wait && (reply == .candid || reply == .json), isQuery: false)
         let progress = invocation.progress("Waiting")
         defer { progress.finish() }
         let agent = try call.connection.agent(invocation, progress: progress)
         let (interface, function, arg) = try call.typed(invocation, agent: agent)
         let result = try agent.call(canister: call.canister, method: call.method, arg: arg, effectiveCanister: call.effectiveCanister,
-                                    wait: wait)
+                                    subnet: call.subnet, delegationTarget: call.delegationTarget, wait: wait)
         let context = ReplyContext.call(result, canister: call.canister, method: call.method, function: function, interface: interface)
         invocation.detail(context.verificationText)
         return try Support.callResult(result, context: context, invocation: invocation)

@@ -23,9 +23,14 @@ enum ICCanisterCallSupport {
         default: .candid, group: "Candid")
     static let effectiveCanister = Option<Principal>(
         "effective-canister-id", valueName: "ID",
-        help: "For aaaaa-aa: route the request to this canister's subnet (needed for create_canister). Any other canister "
-            + "is its own effective id.",
+        help: "For aaaaa-aa: route the request to this canister's subnet (create_canister needs it or --subnet). Any other "
+            + "canister is its own effective id.",
         absentMeans: "the argument's canister_id", group: "Network")
+
+    /// Options every command that sends a call or query takes besides the connection's: where it goes, and what a
+    /// scoped session is checked against.
+    static let routing: [any OptionDeclaration] = [effectiveCanister, ICNetworkOptions.subnet, ICNetworkOptions.delegationTarget]
+    static let routingRelations: [Relation] = [.conflicting(effectiveCanister, ICNetworkOptions.subnet)]
 
     enum InputFormat: String, CaseIterable, ArgumentValue { case candid, json, hex, binary }
 
@@ -70,7 +75,7 @@ enum ICCanisterCallSupport {
         }
         do {
             let interface = try CandidInterface.parse(service.text, file: "candid:service of \(canister)")
-            invocation.detail("typed with the \(service.verified ? "verified" : "unverified (--unsafe)") candid:service of \(canister)")
+            invocation.detail("typed with the verified candid:service of \(canister)")
             return interface
         } catch {
             invocation.note("note: the candid:service metadata of \(canister) does not parse (\(error)); values are untyped")
@@ -105,6 +110,8 @@ enum ICCanisterCallSupport {
         let canister: Principal
         let method: String
         let effectiveCanister: Principal?
+        let subnet: Principal?
+        let delegationTarget: Principal?
         let arguments: CallArguments
         let interface: CandidInterface?
         let function: CandidFunctionType?
@@ -124,18 +131,47 @@ enum ICCanisterCallSupport {
     }
 
     /// `typesForReply`: whether the reply will be decoded (candid or json output) and so wants the method's types.
-    static func prepare(_ invocation: Invocation, typesForReply: Bool) throws -> PreparedCall {
+    /// `isQuery`: a query (else an update call). Besides the inputs, the route (`--subnet`, the effective canister
+    /// id) and the signer's right to make the request (a scoped session's delegation targets) are checked here.
+    static func prepare(_ invocation: Invocation, typesForReply: Bool, isQuery: Bool) throws -> PreparedCall {
         let target = try invocation.value(canister)
         let methodName = try invocation.value(method)
         let effective = try invocation.value(effectiveCanister)
+        let subnet = try invocation.value(ICNetworkOptions.subnet)
+        let explicitTarget = try invocation.value(ICNetworkOptions.delegationTarget)
         let arguments = try CallArguments.read(invocation, argument: Self.arguments, format: try invocation.value(inputFormat))
         let interface = try fileInterface(invocation)
         let function = try method(methodName, in: interface, fromFile: true, invocation: invocation)
         let fetchesTypes = interface == nil && target != .managementCanister && (arguments.wantsTypes || typesForReply)
         let encoded = fetchesTypes ? nil : try arguments.encode(function: function, environment: interface?.environment).bytes
-        return PreparedCall(canister: target, method: methodName, effectiveCanister: effective, arguments: arguments,
-                            interface: interface, function: function, fetchesTypes: fetchesTypes, encoded: encoded,
-                            connection: try ICNetworkOptions.prepare(invocation))
+        // Types are fetched only for other canisters, whose route and delegation target do not depend on the argument.
+        let argument = encoded ?? []
+        let body: ICRequest.Body = isQuery ? .query(canister: target, method: methodName, arg: argument)
+            : .call(canister: target, method: methodName, arg: argument)
+        _ = try ICAgent.route(body, effectiveCanister: effective, subnet: subnet)
+        let connection = try ICNetworkOptions.prepare(invocation)
+        try checkDelegationTarget(body, explicit: explicitTarget, signer: connection.signer, invocation: invocation)
+        return PreparedCall(canister: target, method: methodName, effectiveCanister: effective, subnet: subnet,
+                            delegationTarget: explicitTarget, arguments: arguments, interface: interface, function: function,
+                            fetchesTypes: fetchesTypes, encoded: encoded, connection: connection)
+    }
+
+    /// A scoped session is refused here, before the network is used, when its targets do not include the canister the
+    /// IC will check (exit 6). A `--delegation-target` other than that canister is checked instead, with a note.
+    static func checkDelegationTarget(_ body: ICRequest.Body, explicit: Principal?, signer: ICIdentitySelection.Choice,
+                                      invocation: Invocation) throws {
+        let derived = DelegationTarget.of(body)
+        var target = derived
+        if let explicit {
+            target = .explicit(explicit)
+            if explicit != derived.canister, signer.identity.delegatedSession != nil {
+                invocation.note("note: the IC checks this request against \(derived); omni checks --delegation-target \(explicit) instead")
+            }
+        }
+        try signer.identity.checkAuthorized(target)
+        if let session = signer.identity.delegatedSession, session.chain.effectiveTargets != nil, let canister = target.canister {
+            invocation.detail("the session's delegation targets include \(canister)")
+        }
     }
 
     // MARK: Replies
@@ -164,10 +200,10 @@ enum ICCanisterCallSupport {
     }
 
     /// Prints an update call's outcome (see `result`). A reject the replica sent outside consensus
-    /// (`non_replicated_rejection`, a v2 reject body) carries no certificate and no signature: unless `--unsafe` was
-    /// given it is reported on stderr as an error (exit 4), so that nothing unauthenticated reaches stdout.
+    /// (`non_replicated_rejection`, a v2 reject body) carries no certificate and no signature: it is reported on
+    /// stderr as an error (exit 4), so that nothing unauthenticated reaches stdout.
     static func callResult(_ call: CallResult, context: ReplyContext, invocation: Invocation) throws -> CommandResult {
-        if call.verified, call.certificate == nil, case .rejected(let reject) = call.outcome {
+        if call.certificate == nil, case .rejected(let reject) = call.outcome {
             throw TransportError(.rejected, "the replica refused call \(call.requestID) before consensus; this reject is not "
                                  + "certified, so it is not printed as a result: \(reject)")
         }
@@ -194,7 +230,8 @@ enum ICCanisterCallSupport {
                                         message: "the call completed, but its reply is no longer available (done without reply)"),
                            exitCode: .failure)
         case .accepted:
-            invocation.note("accepted; check its status with: omni ic request-status \(context.requestID) \(context.effectiveCanisterID)")
+            let where_ = context.route.subnet.map { "--subnet \($0)" } ?? context.route.canister.map(\.text) ?? ""
+            invocation.note("accepted; check its status with: omni ic request-status \(context.requestID) \(where_)")
             return .output(StatusOutput(context: context, status: "accepted", message: nil))
         }
     }

@@ -4,11 +4,18 @@ import OmniCodec
 import OmniIC
 import OmniSystem
 
-/// `omni ic identity delegate [NAME] (--out-file FILE | --save NAME)`: a delegated session.
+/// `omni ic identity delegate [NAME] (--out-file FILE | --save NAME)`: a delegated session; `delegate NAME --from-seed
+/// FILE`: a session of the key in FILE, stored as NAME.
 enum ICIdentityDelegateCommand {
     static let name = OptionalArgument<String>(
-        "NAME", help: "The identity that delegates (the root); default: the selected one (see 'omni ic identity whoami').",
+        "NAME", help: "The identity that delegates (the root); default: the selected one (see 'omni ic identity whoami'). "
+            + "With --from-seed the root is the seed, and NAME is where the session is stored (as --save NAME).",
         completion: .dynamic("identities"))
+    static let fromSeed = Option<InputFile>(
+        "from-seed", valueName: "FILE",
+        help: "Delegate from this Ed25519 secret instead of a stored identity: the 32-byte seed, 64 hex digits, or a PKCS#8 "
+            + "key (PEM or DER); readable by its owner only; - for stdin. It is used once and never stored.",
+        group: "Root")
     static let outFile = Option<OutputFile>("out-file", valueName: "FILE",
                                             help: "Write the session (session key and delegation chain) to FILE, mode 0600.")
     static let save = Option<String>("save", valueName: "NAME", help: "Store the session as identity NAME (usable with --identity NAME).")
@@ -26,18 +33,35 @@ enum ICIdentityDelegateCommand {
             canisters. Requests signed with the session come from the root identity's principal. The session \
             holds no copy of the root key: hand it to a less trusted machine or process, and it stops working \
             when it expires. A session root extends its own chain (the new session cannot outlive it). Give \
-            --out-file, --save, or both.
+            --out-file, --save, or both. \
+            With --from-seed FILE the root is an Ed25519 secret kept outside omni (a raw 32-byte seed, its hex, or \
+            a PKCS#8 key in PEM or DER, mode 0600): each run makes a fresh session key and signs one delegation \
+            with the secret, which is then wiped from memory; only the session is stored (as NAME, or --save \
+            NAME), never the secret.
             """,
-        options: [outFile, save, lifetime, target, force], arguments: [name],
+        options: [fromSeed, outFile, save, lifetime, target, force], arguments: [name],
+        relations: [.conflicting(fromSeed, ICIdentitySelection.identity)],
         examples: [
             Example("omni ic identity delegate alice --out-file ci.session.json --lifetime 1h --target ryjl3-tyaaa-aaaaa-aaaba-cai",
                     "A one-hour session that may call only the ICP ledger."),
             Example("omni ic identity delegate --save alice-8h", "An 8-hour session of the selected identity, stored as alice-8h."),
+            Example("omni ic identity delegate ci --from-seed ~/.secrets/root.seed --lifetime 1h --force",
+                    "A fresh one-hour session of a seed kept outside omni, replacing the stored session ci."),
         ]
     ) { invocation in
         let path = invocation.commandPath
         let file = try invocation.value(outFile)
-        let saveName = try invocation.value(save)
+        let seedFile = try invocation.value(fromSeed)
+        let given = try invocation.value(name)
+        var saveName = try invocation.value(save)
+        if seedFile != nil, let given {
+            // The seed is the root, so NAME can only name the session.
+            if let saveName, saveName != given {
+                throw CLIError.usage("with --from-seed, NAME is where the session is stored; give NAME or --save \(saveName), not both",
+                                     commandPath: path)
+            }
+            saveName = given
+        }
         guard file != nil || saveName != nil else {
             throw CLIError.usage("say where the session goes: --out-file FILE and/or --save NAME", commandPath: path)
         }
@@ -52,7 +76,18 @@ enum ICIdentityDelegateCommand {
         if case .path(let target)? = file, !overwrite, LocalFile.exists(FileInput.expandingTilde(target)) {
             throw CLIError.usage("\(target) exists; add --force to overwrite it", commandPath: path)
         }
-        let root = try ICIdentitySelection.storedIdentity(invocation, named: try invocation.value(name), for: "delegate from")
+        let root: (name: String, identity: ICIdentity)
+        if let seedFile {
+            var secret = try invocation.readSecret(seedFile, label: "--from-seed", limit: 1 << 14)
+            defer { for index in secret.indices { secret[index] = 0 } }
+            do throws(ICError) {
+                root = ("seed " + seedFile.displayName, try ICIdentity(ed25519Secret: secret))
+            } catch {
+                throw error.labelled("--from-seed", location: seedFile.displayName)
+            }
+        } else {
+            root = try ICIdentitySelection.storedIdentity(invocation, named: given, for: "delegate from")
+        }
         let targets = try invocation.value(target).flatMap(\.principals)
         let session = try DelegatedSession.create(root: root.identity, lifetime: try invocation.value(lifetime).nanosecondsValue,
                                                   targets: targets.isEmpty ? nil : targets)
@@ -65,6 +100,7 @@ enum ICIdentityDelegateCommand {
 
         var json = JSONObject()
         json.append("root", .string(root.name))
+        json.append("from_seed", .bool(seedFile != nil))
         json.append("principal", .string(session.principal.text))
         json.append("session_public_key", .string(Hex.encode(session.chain.sessionPublicKey)))
         ICTimeFields.add("expiration", session.expiration, to: &json)

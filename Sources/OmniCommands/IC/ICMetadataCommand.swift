@@ -31,7 +31,7 @@ enum ICMetadataCommand {
         defer { progress.finish() }
         let agent = try connection.agent(invocation, progress: progress)
         let (lookup, read) = try agent.metadata(canister: target, name: section)
-        let (verification, verificationText) = ReplyContext.certificateVerification(read.certificate, verified: read.verified)
+        let (verification, verificationText) = ReplyContext.certificateVerification(read.certificate)
         invocation.detail(verificationText)
         var object = JSONObject([("canister_id", .string(target.text)), ("name", .string(section)), ("verification", verification)])
         switch lookup {

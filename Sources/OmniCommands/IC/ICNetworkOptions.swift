@@ -23,11 +23,6 @@ enum ICNetworkOptions {
         "fetch-root-key",
         help: "Trust the root key a replica on this machine reports (loopback URLs only, never the mainnet); prints a warning.",
         group: "Trust")
-    static let unsafe = Flag(
-        "unsafe",
-        help: "Skip ALL verification: certificates (signature, delegation, ranges, time) and query node signatures. "
-            + "Nothing printed is then authenticated; a warning says so on stderr.",
-        group: "Trust")
     static let timeTolerance = DefaultedOption<Duration>(
         "time-tolerance", valueName: "DURATION",
         help: "How far a certificate's /time or a query signature's timestamp may be from this machine's clock.",
@@ -41,13 +36,30 @@ enum ICNetworkOptions {
     static let requestTimeout = DefaultedOption<Duration>(
         "request-timeout", valueName: "DURATION", help: "Timeout of each HTTP request.",
         default: .seconds(20), environment: "OMNI_IC_REQUEST_TIMEOUT", config: "ic.request_timeout", group: "Network")
+    static let retries = DefaultedOption<Int>(
+        "retries", valueName: "N",
+        help: "Send the same request again up to N times after HTTP 429/502/503/504 or a broken connection (capped "
+            + "exponential backoff, Retry-After honoured up to 30 s). Never a new signature: a call keeps its request id.",
+        default: 2, environment: "OMNI_IC_RETRIES", config: "ic.retries", group: "Network")
+    static let subnet = Option<Principal>(
+        "subnet", valueName: "ID",
+        help: "Send the request to this subnet (/api/v3/subnet/ID/query, /api/v4/subnet/ID/call, /api/v3/subnet/ID/read_state); "
+            + "its certificates and node keys must be that subnet's.",
+        group: "Network")
+    static let delegationTarget = Option<Principal>(
+        "delegation-target", valueName: "CANISTER",
+        help: "The canister a scoped session's delegation targets must include for this request, checked before "
+            + "anything is sent.",
+        absentMeans: "what the IC checks: the canister called; for an aaaaa-aa query about a canister "
+            + "(canister_status, canister_metrics, …), that canister",
+        group: "Identity")
     static let maxResponseSize = DefaultedOption<ByteCount>(
         "max-response-size", valueName: "SIZE", help: "Largest response accepted, e.g. 512KiB, 2MiB (at most 10MiB).",
         default: ByteCount(bytes: ResponseLimits.maxBytes), environment: "OMNI_IC_MAX_RESPONSE_SIZE",
         config: "ic.max_response_size", group: "Network")
 
     /// Network and trust options (every networked command).
-    static let connection: [any OptionDeclaration] = [network, rootKey, fetchRootKey, unsafe, timeTolerance, requestTimeout,
+    static let connection: [any OptionDeclaration] = [network, rootKey, fetchRootKey, timeTolerance, requestTimeout, retries,
                                                       maxResponseSize]
     /// Who signs (the same options as the offline 'omni ic sign').
     static let signing: [any OptionDeclaration] = ICIdentitySelection.options
@@ -72,7 +84,6 @@ enum ICNetworkOptions {
     /// the signer (its key file read), the limits. Commands prepare it before the first byte goes out.
     static func prepare(_ invocation: Invocation, networkHint: String? = nil) throws -> ICConnection {
         let network = try resolveNetwork(invocation, hint: networkHint)
-        let verifies = !(try invocation.value(unsafe))
         let fetches = try invocation.value(fetchRootKey)
         let given = try givenRootKey(invocation)
         let trust: ICConnection.Trust
@@ -91,21 +102,30 @@ enum ICNetworkOptions {
                 throw CLIError(.configuration, "\(network.url) is the mainnet: it is verified with the pinned mainnet root key only")
             }
             trust = .key(given)
-        } else if network.isMainnet || !verifies || !network.isLoopback {
+        } else if network.isMainnet || !network.isLoopback {
             trust = .key(.mainnet)
         } else {
             throw CLIError(.configuration, "the replica at \(network.url) has its own root key: give it with --root-key HEX|@FILE "
                            + "(see 'omni ic status --network \(network.name ?? network.url)') or use --fetch-root-key")
         }
         var configuration = ICAgent.Configuration(network: network)
-        configuration.verifies = verifies
         configuration.freshnessTolerance = try invocation.value(timeTolerance).nanosecondsValue
         configuration.requestTimeout = try invocation.value(requestTimeout)
         configuration.maxResponseBytes = try invocation.value(maxResponseSize).bytes
         configuration.pollInterval = try invocation.value(pollInterval)
         configuration.pollAttempts = try invocation.value(pollAttempts)
         configuration.nodeKeyCache = NodeKeyCache(directories: Directories(environment: invocation.environment))
+        configuration.retryPolicy = try retryPolicy(invocation)
         return ICConnection(configuration: configuration, trust: trust, signer: try ICIdentitySelection.resolve(invocation))
+    }
+
+    /// `--retries` as a policy (the delays are the agent's defaults).
+    static func retryPolicy(_ invocation: Invocation) throws -> RetryPolicy {
+        let count = try invocation.value(retries)
+        guard (0...RetryPolicy.maxRetries).contains(count) else {
+            throw CLIError.usage("--retries must be between 0 and \(RetryPolicy.maxRetries), got \(count)", commandPath: invocation.commandPath)
+        }
+        return RetryPolicy(retries: count)
     }
 
     static func report(_ event: ICAgentEvent, invocation: Invocation, progress: OmniCLI.Progress) {
@@ -120,7 +140,7 @@ enum ICNetworkOptions {
             let basis = source == .certifiedTime ? "by the network's certified time"
                 : "as the replica says (unverified, within --time-tolerance)"
             invocation.note("note: " + ClockSkew.describeLocalClock(skew) + " " + basis + "; signed again with its time")
-        case .refusalContradicted, .nodeKeysRefreshing, .cacheWriteFailed:
+        case .refusalContradicted, .nodeKeysRefreshing, .cacheWriteFailed, .retrying, .callKnownAfterFailure:
             invocation.note("note: " + event.description)
         case .endpointFallback, .nodeKeysFetched, .nodeKeysFromCache:
             invocation.detail(event.description)
@@ -143,10 +163,6 @@ struct ICConnection {
     var network: ICNetwork { configuration.network }
 
     func agent(_ invocation: Invocation, progress: OmniCLI.Progress) throws -> ICAgent {
-        if !configuration.verifies {
-            invocation.warn("warning: --unsafe: responses are NOT verified (no certificate or query signature checks); "
-                            + "nothing printed below is authenticated")
-        }
         var logger: HTTPLogger?
         if invocation.verbose { logger = { line in invocation.detail("http " + line) } }
         let client = HTTPClient(configuration: .init(userAgent: "omni/\(VersionCommand.version)", connectTimeout: .seconds(10),

@@ -5,28 +5,28 @@ import OmniIC
 
 /// `omni ic read-state CANISTER PATH…` / `--subnet ID PATH…`: verified values from the certified state tree.
 enum ICReadStateCommand {
-    static let target = Argument<Principal>(
-        "ID", help: "The canister whose state is read (with --subnet: the subnet).")
+    static let target = OptionalArgument<Principal>(
+        "CANISTER", help: "The canister whose state is read (its effective canister id); not with --subnet.")
     static let paths = VariadicArgument<StatePath>(
         "PATH", help: "State paths like /time, /canister/<id>/module_hash, /subnet/<id>/public_key. Labels that are principals "
             + "become their bytes, 0x… labels hex bytes, others text. Default: /time.")
-    static let subnet = Flag("subnet", help: "ID is a subnet: read the subnet's state instead of a canister's.")
     /// Subtrees list at most this many leaves.
     static let maxLeaves = 10_000
 
     static let command = Command(
         "read-state", abstract: "Read paths of the certified state tree; prints verified values.",
         discussion: """
-            Sends a read_state (v3, v2 fallback) for the canister or, with --subnet, the subnet, verifies the \
-            certificate for that scope, and prints each path as found (with its value, decoded where its meaning is \
+            Sends a read_state (v3, v2 fallback) for the canister or, with --subnet ID instead of CANISTER, to \
+            /api/v3/subnet/ID/read_state, verifies the certificate for that scope (a subnet's certificate must be \
+            that subnet's: its delegation names it, or the root key signed it for the root subnet), and prints each path as found (with its value, decoded where its meaning is \
             known: times, principals, ranges, text), absent (the certificate proves there is no such path) or \
             unknown (pruned). A path that names a subtree lists the leaves under it. Text output is a table \
             (path, lookup, value; tab-separated when piped, '-' for no value); how the answer was verified goes to \
             stderr. Exit 0 when every path was found, 1 when any is absent or unknown.
             """,
-        options: [subnet] + ICNetworkOptions.connection + ICNetworkOptions.signing,
+        options: [ICNetworkOptions.subnet] + ICNetworkOptions.connection + ICNetworkOptions.signing,
         arguments: [target, paths],
-        relations: ICNetworkOptions.relations,
+        relations: [.conflicting(target, ICNetworkOptions.subnet)] + ICNetworkOptions.relations,
         examples: [
             Example("omni ic read-state ryjl3-tyaaa-aaaaa-aaaba-cai /canister/ryjl3-tyaaa-aaaaa-aaaba-cai/module_hash",
                     "The ledger's module hash, certified."),
@@ -34,15 +34,28 @@ enum ICReadStateCommand {
                     "The NNS subnet's time and its subnet records."),
         ]
     ) { invocation in
-        let id = try invocation.value(target)
+        let canister = try invocation.value(target)
+        let subnet = try invocation.value(ICNetworkOptions.subnet)
         let given = try invocation.value(paths)
+        let route: CertificateScope
+        if let subnet {
+            route = .subnet(subnet)
+        } else if let canister {
+            route = .canister(canister)
+        } else {
+            // A word that is not a valid canister id is read as a path: say so, it is likely a typo.
+            let read = given.first.map { "; the first word was read as the path \($0), not as a canister id" } ?? ""
+            throw CLIError.usage("give CANISTER or --subnet ID" + read, commandPath: invocation.commandPath)
+        }
         let statePaths = given.isEmpty ? [StatePath("time")] : given
         let connection = try ICNetworkOptions.prepare(invocation)
         let progress = invocation.progress("Reading")
         defer { progress.finish() }
         let agent = try connection.agent(invocation, progress: progress)
-        let read = try invocation.value(subnet) ? try agent.readSubnetState(subnet: id, paths: statePaths)
-            : try agent.readState(canister: id, paths: statePaths)
+        let read = switch route {
+        case .subnet(let id): try agent.readSubnetState(subnet: id, paths: statePaths)
+        case .canister(let id): try agent.readState(canister: id, paths: statePaths)
+        }
         var entries: [StateEntry] = []
         for path in statePaths { entries += StateEntry.entries(for: path, in: read.certificate) }
         let complete = entries.allSatisfy { $0.lookup == "found" }
@@ -150,7 +163,7 @@ struct StateReadOutput: Renderable {
     let read: StateRead
     let entries: [StateEntry]
 
-    var verification: String { ReplyContext.certificateVerification(read.certificate, verified: read.verified).1 }
+    var verification: String { ReplyContext.certificateVerification(read.certificate).1 }
 
     func text(style: TextStyle) -> String {
         var table = Table(columns: ["path", "lookup", "value"])
@@ -163,7 +176,7 @@ struct StateReadOutput: Renderable {
     }
 
     var json: JSONValue {
-        let (verification, _) = ReplyContext.certificateVerification(read.certificate, verified: read.verified)
+        let (verification, _) = ReplyContext.certificateVerification(read.certificate)
         return .object([
             "verification": verification,
             "paths": .array(entries.map { entry in

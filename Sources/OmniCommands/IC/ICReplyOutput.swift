@@ -8,18 +8,23 @@ struct ReplyContext {
     let kind: String
     let requestID: RequestID
     let canister: Principal?
-    let effectiveCanisterID: Principal
+    /// Where the request went: its effective canister id or subnet.
+    let route: CertificateScope
     let method: String?
     let function: CandidFunctionType?
     let interface: CandidInterface?
     /// `{"kind": "node_signatures" | "certificate" | "none", …}`.
     let verification: JSONValue
     let verificationText: String
+    /// For queries, `"verified": true|false` in JSON (false only for `omni ic query --unsafe`).
+    var queryVerified: Bool?
 
     var commonJSON: [(String, JSONValue)] {
         var fields: [(String, JSONValue)] = [("kind", .string(kind)), ("request_id", .string(requestID.hex))]
         if let canister { fields.append(("canister_id", .string(canister.text))) }
         if let method { fields.append(("method", .string(method))) }
+        if let subnet = route.subnet { fields.append(("subnet_id", .string(subnet.text))) }
+        if let queryVerified { fields.append(("verified", .bool(queryVerified))) }
         fields.append(("verification", verification))
         return fields
     }
@@ -31,7 +36,7 @@ struct ReplyContext {
         switch result.verification {
         case .skipped:
             verification = ["kind": "none"]
-            text = "NOT verified (--unsafe)"
+            text = "NOT verified (--unsafe): no node signature was checked"
         case .nodeSignatures(let subnet, let nodes, let fromCache, let refreshed):
             verification = .object([
                 "kind": "node_signatures", "subnet_id": .string(subnet.text), "nodes": .array(nodes.map { .string($0.text) }),
@@ -39,21 +44,20 @@ struct ReplyContext {
             ])
             text = "verified: signed by node \(nodes.map(\.text).joined(separator: ", ")) of subnet \(subnet)"
         }
-        return ReplyContext(kind: "query", requestID: result.requestID, canister: canister, effectiveCanisterID: result.effectiveCanisterID,
+        return ReplyContext(kind: "query", requestID: result.requestID, canister: canister, route: result.route,
                             method: method, function: function, interface: interface, verification: verification,
-                            verificationText: text)
+                            verificationText: text, queryVerified: result.verified)
     }
 
     static func call(_ result: CallResult, canister: Principal?, method: String?, function: CandidFunctionType?,
                      interface: CandidInterface?) -> ReplyContext {
-        let (verification, text) = certificateVerification(result.certificate, verified: result.verified)
-        return ReplyContext(kind: "call", requestID: result.requestID, canister: canister, effectiveCanisterID: result.effectiveCanisterID,
+        let (verification, text) = certificateVerification(result.certificate)
+        return ReplyContext(kind: "call", requestID: result.requestID, canister: canister, route: result.route,
                             method: method, function: function, interface: interface, verification: verification,
                             verificationText: text)
     }
 
-    static func certificateVerification(_ certificate: VerifiedCertificate?, verified: Bool) -> (JSONValue, String) {
-        guard verified else { return (["kind": "none"], "NOT verified (--unsafe)") }
+    static func certificateVerification(_ certificate: VerifiedCertificate?) -> (JSONValue, String) {
         // Only a call accepted without waiting has no certificate (uncertified rejects never get here).
         guard let certificate else { return (["kind": "none"], "nothing to verify yet: the call was accepted (202), not waited for") }
         let json: JSONValue = .object([

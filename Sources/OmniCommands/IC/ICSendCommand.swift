@@ -39,7 +39,7 @@ enum ICSendCommand {
         let now = IngressExpiry.currentTime()
         let request = signed.request
         // The signature is checked before anything leaves this machine: a corrupted file fails here, not remotely.
-        try signed.envelope.verifySender(at: now, effectiveCanister: signed.effectiveCanisterID)
+        try signed.envelope.verifySender(at: now)
         if try invocation.value(review) {
             return .output(SimpleOutput(text: reviewText(signed), json: signed.json))
         }

@@ -35,10 +35,12 @@ enum ICSignCommand {
             result without the key. Nothing is sent; no network is used. With --out-file - the file goes to \
             stdout and the summary to stderr.
             The IC refuses a request whose expiry is in the past or more than 5 minutes ahead: send it within \
-            --expiry, or sign with a later --expires-at and send it in its last 5 minutes.
+            --expiry, or sign with a later --expires-at and send it in its last 5 minutes. \
+            A scoped session signs only what the IC would accept from it: its delegation targets must include the \
+            canister the request is checked against (see --delegation-target; exit 6 otherwise).
             """,
         options: [query, update, Support.did, Support.inputFormat] + ICIdentitySelection.options
-            + [expiry, expiresAt, Support.effectiveCanister, nonce, outFile, force],
+            + [expiry, expiresAt, Support.effectiveCanister, ICNetworkOptions.delegationTarget, nonce, outFile, force],
         arguments: [Support.canister, Support.method, Support.arguments],
         relations: [.conflicting(query, update), .conflicting(expiry, expiresAt)] + ICIdentitySelection.relations,
         examples: [
@@ -77,13 +79,17 @@ enum ICSignCommand {
         let identity = signer.identity
         let body: ICRequest.Body = isQuery ? .query(canister: target, method: methodName, arg: argument)
             : .call(canister: target, method: methodName, arg: argument)
+        let explicitTarget = try invocation.value(ICNetworkOptions.delegationTarget)
+        try Support.checkDelegationTarget(body, explicit: explicitTarget, signer: signer, invocation: invocation)
         let request = try ICRequest(body, sender: identity.principal, ingressExpiry: ingressExpiry, nonce: try invocation.value(nonce)?.bytes)
-        let envelope = try identity.envelope(for: request, at: now)
+        let envelope = try identity.envelope(for: request, at: now,
+                                             delegationTarget: explicitTarget.map(DelegationTarget.explicit))
         var statusEnvelope: ICEnvelope?
         if !isQuery {
             let status = try ICRequest(.readState(paths: [.requestStatus(request.requestID)]), sender: identity.principal,
                                        ingressExpiry: ingressExpiry)
-            statusEnvelope = try identity.envelope(for: status, at: now)
+            statusEnvelope = try identity.envelope(for: status, at: now,
+                                                   delegationTarget: .statusOf(call: explicitTarget ?? target))
         }
         let signed = try SignedRequestFile(envelope: envelope, effectiveCanisterID: effective, requestStatus: statusEnvelope)
         try invocation.write(signed.text, to: output, label: "--out-file", mode: 0o600)

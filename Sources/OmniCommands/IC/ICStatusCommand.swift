@@ -11,10 +11,11 @@ enum ICStatusCommand {
             reports, labelled with what it is worth: pinned_mainnet (the mainnet key pinned in omni), \
             matches_trusted (the key given with --root-key), mismatch (not the key this network is verified with: \
             its certificates will fail), or unverified (nothing to compare it with). Nothing here is certified: \
-            use it to see whether a replica is up, or to copy a local replica's root key for --root-key. Exit 0 \
+            use it to see whether a replica is up, or to copy a local replica's root key for --root-key. HTTP 429, \
+            502, 503, 504 and broken connections are retried (--retries). Exit 0 \
             when the replica reports itself healthy, 1 otherwise.
             """,
-        options: [ICNetworkOptions.network, ICNetworkOptions.rootKey, ICNetworkOptions.requestTimeout],
+        options: [ICNetworkOptions.network, ICNetworkOptions.rootKey, ICNetworkOptions.requestTimeout, ICNetworkOptions.retries],
         examples: [
             Example("omni ic status", "The mainnet boundary nodes' status."),
             Example("omni ic status --network local -o json | jq -r .root_key > root.hex", "Save a local replica's root key."),
@@ -25,7 +26,10 @@ enum ICStatusCommand {
         let trusted = try ICNetworkOptions.givenRootKey(invocation)
         var configuration = ICAgent.Configuration(network: network)
         configuration.requestTimeout = try invocation.value(ICNetworkOptions.requestTimeout)
-        let status = try ICAgent(configuration: configuration).status()
+        configuration.retryPolicy = try ICNetworkOptions.retryPolicy(invocation)
+        let status = try ICAgent(configuration: configuration) { event in
+            if case .retrying = event { invocation.note("note: " + event.description) }
+        }.status()
         var fields = FieldList()
         fields.add("network", .string(network.url))
         fields.add("api_version", status.apiVersion.map { .string($0) } ?? .null, label: "API version")

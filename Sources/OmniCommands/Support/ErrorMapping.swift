@@ -102,6 +102,9 @@ public enum ErrorMapping {
                                hint: error.reason == nil ? "see 'omni ic identity list'" : nil)
         case .invalidArgument:
             return ErrorReport(kind: "invalid_argument", message: error.description, exitCode: .usage)
+        case .unauthorized:
+            // Refused here, before sending: the IC would refuse it for the same reason.
+            return ErrorReport(kind: "unauthorized", message: error.description, exitCode: .unauthorized)
         case .unsupported:
             return ErrorReport(kind: "unsupported", message: error.description, exitCode: .malformedInput)
         case .storage:
@@ -130,7 +133,16 @@ public enum ErrorMapping {
         switch error.kind {
         case .invalidURL, .invalidArgument: exitCode = .usage
         case .dns, .connect, .tls, .timeout, .closed, .io, .protocolViolation, .limitExceeded: exitCode = .network
-        case .rejected: exitCode = (error.status == 401 || error.status == 403) ? .unauthorized : .rejected
+        case .rejected:
+            let status = error.status ?? 0
+            if status == 401 || status == 403 {
+                exitCode = .unauthorized
+            } else if status == 429 || (500..<600).contains(status) {
+                // Overloaded or failing, still so after the retries: a transient condition, not a refusal.
+                exitCode = .network
+            } else {
+                exitCode = .rejected
+            }
         case .cancelled: exitCode = .interrupted
         }
         return ErrorReport(kind: error.kind.rawValue, message: error.description, exitCode: exitCode)

@@ -3,10 +3,8 @@ import OmniCandid
 /// The Candid interface a canister publishes in its `candid:service` metadata section.
 public struct CandidServiceMetadata: Sendable {
     public let canister: Principal
-    /// The `.did` text, as the canister stores it.
+    /// The `.did` text, as the canister stores it (read from a verified certificate).
     public let text: String
-    /// Read from a verified certificate (false only when the agent does not verify: `--unsafe`).
-    public let verified: Bool
 }
 
 extension ICAgent {
@@ -16,8 +14,8 @@ extension ICAgent {
     /// The `candid:service` of `canister`, read from its certified state; nil when the certificate proves there is
     /// none or does not say (pruned). A refused read (a private section) throws the replica's `TransportError`.
     public func candidService(canister: Principal) throws -> CandidServiceMetadata? {
-        let (lookup, read) = try metadata(canister: canister, name: ICAgent.candidServiceSection)
+        let (lookup, _) = try metadata(canister: canister, name: ICAgent.candidServiceSection)
         guard case .found(let bytes) = lookup else { return nil }
-        return CandidServiceMetadata(canister: canister, text: String(decoding: bytes, as: UTF8.self), verified: read.verified)
+        return CandidServiceMetadata(canister: canister, text: String(decoding: bytes, as: UTF8.self))
     }
 }

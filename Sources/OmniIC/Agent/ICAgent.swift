@@ -9,11 +9,20 @@ import Synchronization
 ///
 /// - Queries: `POST /api/v3/canister/<ecid>/query` (v2 on 404); every node signature is checked with node keys
 ///   from a verified `/subnet` certificate (cached per subnet, see `NodeKeyCache`); an unknown node or a bad
-///   signature triggers exactly one forced key refresh, then the failure is final.
+///   signature triggers exactly one forced key refresh, then the failure is final. Only a query asked for by
+///   name unverified (`verified: false`, the CLI's `omni ic query --unsafe`) skips this.
 /// - Calls: `/api/v4/…/call` (synchronous; v3 then v2 on 404); a certificate in the answer is verified and
 ///   its `/request_status` read; a 202 is followed by `read_state` polls (interval and attempts configurable).
 /// - read_state for canisters and subnets: v3, v2 on 404; certificates verified for their scope (BLS under the
 ///   root key, delegation, canister ranges in both layouts, `/time` freshness).
+/// - Subnet routes: `/api/v3/subnet/<id>/query` (`aaaaa-aa.list_canisters`), `/api/v4/subnet/<id>/call`
+///   (canister creation), `/api/v3/subnet/<id>/read_state`; their certificates and node keys must be that
+///   subnet's (the delegation's subnet id, or the root subnet without a delegation).
+/// - Retries (`RetryPolicy`): the same bytes again after 429/502/503/504 or a broken connection, never a new
+///   signature; a call still unanswered after every retry is looked up by its request id and followed when the
+///   network knows it.
+/// - Delegation targets: a scoped session is refused locally for a request the IC would refuse
+///   (`DelegationTarget`).
 /// - Clock skew: verified certificates' `/time` keeps the estimate of the network's clock current. An "ingress_expiry
 ///   not within expected range" answer is unauthenticated: its hint of the replica's time is believed only within
 ///   `freshnessTolerance` (beyond it the error says how far off the local clock seems), and only reads are signed
@@ -22,16 +31,13 @@ import Synchronization
 ///   when the network's certified time proves the first one expired.
 /// - Node keys and subnet ranges (`/subnet`) are public: they are read anonymously, never with the user's identity.
 ///
-/// Only `Configuration.verifies = false` (the CLI's `--unsafe`) turns the checks off. Blocking: call it from a
-/// plain thread. Errors: `ICError` (malformed answers, failed verification), `TransportError` (network,
+/// Blocking: call it from a plain thread. Errors: `ICError` (malformed answers, failed verification), `TransportError` (network,
 /// timeouts, HTTP refusals with their status).
 public final class ICAgent: Sendable {
     public struct Configuration: Sendable {
         public var network: ICNetwork
         /// The root of trust: the pinned mainnet key, or a local replica's key.
         public var rootKey: ICRootKey
-        /// False skips every check (`--unsafe`). Results then say `verified: false`.
-        public var verifies: Bool = true
         /// How far a certificate's `/time` or a query signature's timestamp may be from the local clock; also the
         /// largest clock difference an unauthenticated expiry refusal is believed about.
         public var freshnessTolerance: UInt64 = Freshness.defaultTolerance
@@ -45,6 +51,8 @@ public final class ICAgent: Sendable {
         public var ingressLifetime: UInt64 = IngressExpiry.defaultLifetime
         /// Where node keys are cached between runs; nil keeps them in memory only.
         public var nodeKeyCache: NodeKeyCache?
+        /// When the same request is sent again after a transient failure.
+        public var retryPolicy = RetryPolicy()
 
         public init(network: ICNetwork, rootKey: ICRootKey = .mainnet) {
             self.network = network
@@ -65,6 +73,7 @@ public final class ICAgent: Sendable {
             guard ingressLifetime >= 10 * IngressExpiry.nanosecondsPerSecond, ingressLifetime <= 5 * IngressExpiry.minute else {
                 throw ICError(.invalidArgument, "the ingress lifetime must be between 10 s and 5 min (the IC refuses later expiries)")
             }
+            _ = try retryPolicy.validated()
             return self
         }
     }
@@ -104,16 +113,16 @@ public final class ICAgent: Sendable {
 
     /// `GET /api/v2/status` (not authenticated: informational only).
     public func status() throws -> ReplicaStatus {
-        try ICAgent.status(network: configuration.network, transport: transport, timeout: configuration.requestTimeout)
+        let (request, limit) = ICAgent.statusRequest(network: configuration.network, timeout: configuration.requestTimeout)
+        let response = try perform(request, endpoint: "status")
+        guard response.status == 200 else { throw ICAgent.refusal(response, url: request.url) }
+        return try ReplicaStatus(decoding: response.body, maxBytes: limit)
     }
 
-    static func status(network: ICNetwork, transport: any ICTransport, timeout: Duration) throws -> ReplicaStatus {
-        let url = network.url + "/api/v2/status"
+    static func statusRequest(network: ICNetwork, timeout: Duration) -> (HTTPRequest, limit: Int) {
         let limit = 1 << 20
-        let response = try transport.perform(HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/cbor"],
-                                                         totalTimeout: timeout, maxResponseBytes: limit))
-        guard response.status == 200 else { throw ICAgent.refusal(response, url: url) }
-        return try ReplicaStatus(decoding: response.body, maxBytes: limit)
+        return (HTTPRequest(method: "GET", url: network.url + "/api/v2/status", headers: ["Accept": "application/cbor"],
+                            totalTimeout: timeout, maxResponseBytes: limit), limit)
     }
 
     /// The root key a local replica reports about itself. Allowed only for loopback URLs (the user's own machine),
@@ -125,7 +134,10 @@ public final class ICAgent: Sendable {
                           + "not from \(network.url); give it with --root-key")
         }
         let transport = transport ?? HTTPClientTransport(client: HTTPClient())
-        guard let der = try status(network: network, transport: transport, timeout: timeout).rootKey else {
+        let (request, limit) = statusRequest(network: network, timeout: timeout)
+        let response = try transport.perform(request)
+        guard response.status == 200 else { throw ICAgent.refusal(response, url: request.url) }
+        guard let der = try ReplicaStatus(decoding: response.body, maxBytes: limit).rootKey else {
             throw ICError(.configuration, "the replica at \(network.url) does not report a root key; give it with --root-key")
         }
         return try ICRootKey(der: der)
@@ -133,31 +145,35 @@ public final class ICAgent: Sendable {
 
     // MARK: - Queries
 
-    /// A verified query. `effectiveCanister` defaults to `canister` (for `aaaaa-aa`, to the argument's
-    /// `canister_id`).
-    public func query(canister: Principal, method: String, arg: [UInt8], effectiveCanister: Principal? = nil) throws -> QueryResult {
-        let ecid = try ICAgent.effectiveCanisterID(canister: canister, method: method, arg: arg, explicit: effectiveCanister)
-        return try submitQuery(.fresh(.query(canister: canister, method: method, arg: arg), nonce: nil), ecid: ecid)
+    /// A query, verified unless `verified` is false. It goes to `subnet` when given (`/api/v3/subnet/<id>/query`,
+    /// only for `aaaaa-aa.list_canisters`), else to its effective canister id: `effectiveCanister`, which defaults
+    /// to `canister` (for `aaaaa-aa`, to the argument's `canister_id`). A delegated identity must have the
+    /// request's `DelegationTarget` among its targets, or `delegationTarget` when given.
+    public func query(canister: Principal, method: String, arg: [UInt8], effectiveCanister: Principal? = nil,
+                      subnet: Principal? = nil, delegationTarget: Principal? = nil, verified: Bool = true) throws -> QueryResult {
+        let body = ICRequest.Body.query(canister: canister, method: method, arg: arg)
+        let route = try ICAgent.route(body, effectiveCanister: effectiveCanister, subnet: subnet)
+        let target = delegationTarget.map(DelegationTarget.explicit) ?? DelegationTarget.of(body)
+        return try submitQuery(.fresh(body, nonce: nil, target: target), route: route, verified: verified)
     }
 
-    private func submitQuery(_ signing: Signing, ecid: Principal) throws -> QueryResult {
-        let sent = try post(.query, route: .canister(ecid), versions: [3, 2], signing: signing)
+    private func submitQuery(_ signing: Signing, route: CertificateScope, verified: Bool = true) throws -> QueryResult {
+        let sent = try post(.query, route: route, versions: route.subnet == nil ? [3, 2] : [3], signing: signing)
         guard sent.response.status == 200 else { throw ICAgent.unexpectedStatus(sent) }
         let response = try QueryResponse(decoding: sent.response.body, maxBytes: configuration.maxResponseBytes)
         let requestID = sent.request.requestID
-        let verification = try verify(response, requestID: requestID, ecid: ecid)
-        return QueryResult(requestID: requestID, effectiveCanisterID: ecid, outcome: response.outcome,
-                           endpoint: "v\(sent.version)", verification: verification)
+        let verification = verified ? try verify(response, requestID: requestID, route: route) : .skipped
+        return QueryResult(requestID: requestID, route: route, outcome: response.outcome, endpoint: "v\(sent.version)",
+                           verification: verification)
     }
 
-    private func verify(_ response: QueryResponse, requestID: RequestID, ecid: Principal) throws -> QueryVerification {
-        guard configuration.verifies else { return .skipped }
+    private func verify(_ response: QueryResponse, requestID: RequestID, route: CertificateScope) throws -> QueryVerification {
         guard !response.signatures.isEmpty else {
             throw ICError.verification(.nodeSignature, "the query response carries no node signature")
         }
         let freshness = Freshness.now(tolerance: configuration.freshnessTolerance)
         let nodes = response.signatures.map(\.identity)
-        let (subnet, fromCache) = try subnetInfo(serving: ecid, refresh: false)
+        let (subnet, fromCache) = try subnetInfo(for: route, refresh: false)
         let first = Result { () throws(ICError) in try response.verify(requestID: requestID, subnet: subnet, freshness: freshness) }
         switch first {
         case .success:
@@ -165,11 +181,18 @@ public final class ICAgent: Sendable {
         case .failure(let error) where error.reason == .nodeSignature:
             // Node keys rotate: keys from the cache (or fetched a moment ago) may miss the node that answered.
             onEvent(.nodeKeysRefreshing(reason: error.message))
-            let (refreshed, _) = try subnetInfo(serving: ecid, refresh: true)
+            let (refreshed, _) = try subnetInfo(for: route, refresh: true)
             try response.verify(requestID: requestID, subnet: refreshed, freshness: freshness)
             return .nodeSignatures(subnet: refreshed.subnetID, nodes: nodes, keysFromCache: false, keysRefreshed: true)
         case .failure(let error):
             throw error
+        }
+    }
+
+    private func subnetInfo(for route: CertificateScope, refresh: Bool) throws -> (info: SubnetInfo, fromCache: Bool) {
+        switch route {
+        case .canister(let id): try subnetInfo(serving: id, refresh: refresh)
+        case .subnet(let id): try subnetInfo(subnet: id, refresh: refresh)
         }
     }
 
@@ -180,7 +203,6 @@ public final class ICAgent: Sendable {
     /// who is asking and fail for a session whose targets do not include `canister`. The subnet must serve
     /// `canister` by its certified ranges (the interface spec's check for node keys): a root-signed certificate
     /// vouches for every subnet, but its node keys are those of the root subnet, which serves only its own ranges.
-    /// With verification off (`--unsafe`) nothing is checked and nothing is written to the disk cache.
     public func subnetInfo(serving canister: Principal, refresh: Bool = false) throws -> (info: SubnetInfo, fromCache: Bool) {
         if !refresh {
             if let known = state.withLock({ $0.subnets.first { $0.serves(canister) } }) { return (known, false) }
@@ -192,20 +214,45 @@ public final class ICAgent: Sendable {
         }
         let read = try readState(route: .canister(canister), paths: [["subnet"]], signing: .anonymous)
         let info = try read.certificate.subnetInfo()
-        guard !configuration.verifies || info.serves(canister) else {
+        guard info.serves(canister) else {
             let ranges = info.canisterRanges.isEmpty ? "certifies no canister ranges for it"
                 : "certifies its ranges as " + info.canisterRanges.map(\.description).joined(separator: ", ")
             throw ICError.verification(.range, "subnet \(info.subnetID) does not serve canister \(canister): the certificate "
                                        + ranges + ", so its node keys do not speak for that canister",
                                        location: "/subnet/\(info.subnetID)/canister_ranges")
         }
+        store(info)
+        return (info, false)
+    }
+
+    /// The verified facts of `subnet` itself (for subnet queries): from memory, the disk cache, or a verified
+    /// read of `/subnet` at `/api/v3/subnet/<id>/read_state`, whose certificate must be that subnet's (its
+    /// delegation's subnet id, or the root subnet when the root key signed it). Read anonymously, like
+    /// `subnetInfo(serving:)`.
+    public func subnetInfo(subnet: Principal, refresh: Bool = false) throws -> (info: SubnetInfo, fromCache: Bool) {
+        if !refresh {
+            if let known = state.withLock({ $0.subnets.first { $0.subnetID == subnet } }) { return (known, false) }
+            if let cached = configuration.nodeKeyCache?.load(subnet: subnet, rootKey: configuration.rootKey) {
+                remember(cached)
+                onEvent(.nodeKeysFromCache(subnet: cached.subnetID))
+                return (cached, true)
+            }
+        }
+        let read = try readState(route: .subnet(subnet), paths: [["subnet"]], signing: .anonymous)
+        let info = try read.certificate.subnetInfo()
+        guard info.subnetID == subnet else {
+            throw ICError.verification(.delegation, "the certificate read from subnet \(subnet) is subnet \(info.subnetID)'s")
+        }
+        store(info)
+        return (info, false)
+    }
+
+    private func store(_ info: SubnetInfo) {
         remember(info)
         onEvent(.nodeKeysFetched(subnet: info.subnetID))
-        // Only verified facts are worth keeping: an unverified read would poison later, verified runs.
-        if configuration.verifies, let cache = configuration.nodeKeyCache {
+        if let cache = configuration.nodeKeyCache {
             do { try cache.store(info, rootKey: configuration.rootKey) } catch { onEvent(.cacheWriteFailed(error.message)) }
         }
-        return (info, false)
     }
 
     private func remember(_ info: SubnetInfo) {
@@ -219,60 +266,95 @@ public final class ICAgent: Sendable {
 
     /// An update call. With `wait` (the default) it returns the final outcome: synchronously from v4/v3, or by
     /// polling after a 202. Without `wait` it submits through the asynchronous v2 endpoint and returns
-    /// `.accepted` with the request id (or a non-replicated reject).
+    /// `.accepted` with the request id (or a non-replicated reject). It goes to `subnet` when given
+    /// (`/api/v4/subnet/<id>/call`, only for canister creation), else to its effective canister id. A delegated
+    /// identity must have `aaaaa-aa` or `canister` (or `delegationTarget`) among its targets.
     public func call(canister: Principal, method: String, arg: [UInt8], effectiveCanister: Principal? = nil,
-                     wait: Bool = true) throws -> CallResult {
-        let ecid = try ICAgent.effectiveCanisterID(canister: canister, method: method, arg: arg, explicit: effectiveCanister)
+                     subnet: Principal? = nil, delegationTarget: Principal? = nil, wait: Bool = true) throws -> CallResult {
+        let body = ICRequest.Body.call(canister: canister, method: method, arg: arg)
+        let route = try ICAgent.route(body, effectiveCanister: effectiveCanister, subnet: subnet)
+        let explicit = delegationTarget.map(DelegationTarget.explicit)
+        let statusTarget = explicit ?? DelegationTarget.statusOf(call: canister)
         // A nonce per call: identical calls within the same expiry minute would otherwise share a request id and
         // the IC would treat the second as a duplicate of the first.
-        return try submitCall(.fresh(.call(canister: canister, method: method, arg: arg), nonce: ICRequest.randomNonce()),
-                              ecid: ecid, statusSigning: .fresh, wait: wait)
+        return try submitCall(.fresh(body, nonce: ICRequest.randomNonce(), target: explicit ?? DelegationTarget.of(body)),
+                              route: route, statusSigning: .fresh(statusTarget), wait: wait)
     }
 
-    private func submitCall(_ signing: Signing, ecid: Principal, statusSigning: StatusSigning?, wait: Bool,
+    private func submitCall(_ signing: Signing, route: CertificateScope, statusSigning: StatusSigning?, wait: Bool,
                             afterRefusal: Bool = false) throws -> CallResult {
         let sent: Sent
+        let versions = route.subnet != nil ? [4] : wait ? [4, 3, 2] : [2, 4, 3]
         do {
-            sent = try post(.call, route: .canister(ecid), versions: wait ? [4, 3, 2] : [2, 4, 3], signing: signing)
+            sent = try post(.call, route: route, versions: versions, signing: signing)
         } catch let refusal as ExpiryRefusal {
             if afterRefusal { throw refusal.error }
-            return try recover(from: refusal, signing: signing, ecid: ecid, statusSigning: statusSigning, wait: wait)
+            return try recover(from: refusal, signing: signing, route: route, statusSigning: statusSigning, wait: wait)
+        } catch let unanswered as UnansweredCall {
+            return try recover(from: unanswered, route: route, statusSigning: statusSigning, wait: wait)
         }
         let requestID = sent.request.requestID
         let endpoint = "v\(sent.version)"
         if sent.response.status == 200 {
             switch try CallResponse(decoding: sent.response.body, maxBytes: configuration.maxResponseBytes) {
             case .rejected(let reject):
-                return CallResult(requestID: requestID, effectiveCanisterID: ecid, outcome: .rejected(reject), endpoint: endpoint,
-                                  polls: 0, certificate: nil, verified: configuration.verifies)
+                return CallResult(requestID: requestID, route: route, outcome: .rejected(reject), endpoint: endpoint,
+                                  polls: 0, certificate: nil)
             case .certificate(let bytes):
-                let certificate = try verifiedCertificate(bytes, scope: .canister(ecid))
+                let certificate = try verifiedCertificate(bytes, scope: route)
                 let status = try certificate.requestStatus(requestID)
                 if let outcome = CallOutcome(status) {
-                    return CallResult(requestID: requestID, effectiveCanisterID: ecid, outcome: unsafeAware(outcome), endpoint: endpoint,
-                                      polls: 0, certificate: certificate, verified: configuration.verifies)
+                    return CallResult(requestID: requestID, route: route, outcome: outcome, endpoint: endpoint,
+                                      polls: 0, certificate: certificate)
                 }
             }
         } else if sent.response.status != 202 {
             throw ICAgent.unexpectedStatus(sent)
         }
         onEvent(.accepted(requestID, endpoint: endpoint))
-        return try follow(requestID, ecid: ecid, endpoint: endpoint, statusSigning: statusSigning, wait: wait, sleepFirst: true)
+        return try follow(requestID, route: route, endpoint: endpoint, statusSigning: statusSigning, wait: wait, sleepFirst: true)
     }
 
     /// The outcome of an accepted call: polled until final, or `.accepted` when not waiting (or unable to poll).
-    private func follow(_ requestID: RequestID, ecid: Principal, endpoint: String, statusSigning: StatusSigning?, wait: Bool,
-                        sleepFirst: Bool) throws -> CallResult {
+    private func follow(_ requestID: RequestID, route: CertificateScope, endpoint: String, statusSigning: StatusSigning?,
+                        wait: Bool, sleepFirst: Bool) throws -> CallResult {
         guard wait, let statusSigning else {
-            return CallResult(requestID: requestID, effectiveCanisterID: ecid, outcome: .accepted, endpoint: endpoint, polls: 0,
-                              certificate: nil, verified: configuration.verifies)
+            return CallResult(requestID: requestID, route: route, outcome: .accepted, endpoint: endpoint, polls: 0,
+                              certificate: nil)
         }
-        let polled = try poll(requestID, ecid: ecid, signing: statusSigning, sleepFirst: sleepFirst)
+        let polled = try poll(requestID, route: route, signing: statusSigning, sleepFirst: sleepFirst)
         guard let outcome = CallOutcome(polled.status) else {
             throw ICError(.internalFailure, "polling ended on a non-terminal status")
         }
-        return CallResult(requestID: requestID, effectiveCanisterID: ecid, outcome: unsafeAware(outcome), endpoint: endpoint,
-                          polls: polled.polls, certificate: polled.certificate, verified: configuration.verifies)
+        return CallResult(requestID: requestID, route: route, outcome: outcome, endpoint: endpoint,
+                          polls: polled.polls, certificate: polled.certificate)
+    }
+
+    /// A call that got no answer after every retry (429/5xx, a broken connection, a timeout): it may have been
+    /// accepted all the same, so it is never signed again; its certified request status decides. Known to the
+    /// network: followed to its outcome under the same request id. Unknown: the failure stands, saying so.
+    private func recover(from unanswered: UnansweredCall, route: CertificateScope, statusSigning: StatusSigning?,
+                         wait: Bool) throws -> CallResult {
+        let id = unanswered.request.requestID
+        let failure = unanswered.error
+        let check = ICAgent.statusCommand(id, route: route)
+        guard let statusSigning else {
+            throw TransportError(failure.kind, failure.message + "; call \(id.prefixedHex) may still have been accepted: check it with "
+                                 + check, url: failure.url, status: failure.status)
+        }
+        let read = try readState(route: route, paths: [StatePath.requestStatus(id)], signing: statusSigning)
+        let status = try read.certificate.requestStatus(id)
+        guard status != .unknown else {
+            throw TransportError(failure.kind, failure.message + "; the network does not know call \(id.prefixedHex) (certified), "
+                                 + "and it was not signed again: it may still arrive, check it later with " + check,
+                                 url: failure.url, status: failure.status)
+        }
+        onEvent(.callKnownAfterFailure(id, failure: failure.status.map { "HTTP \($0)" } ?? failure.message))
+        if let outcome = CallOutcome(status) {
+            return CallResult(requestID: id, route: route, outcome: outcome, endpoint: unanswered.endpoint, polls: 1,
+                              certificate: read.certificate)
+        }
+        return try follow(id, route: route, endpoint: unanswered.endpoint, statusSigning: statusSigning, wait: wait, sleepFirst: true)
     }
 
     /// A call refused for its ingress expiry. The refusal is not authenticated and the call may have reached the
@@ -282,26 +364,27 @@ public final class ICAgent: Sendable {
     ///   signed with that time;
     /// - unknown, and its expiry not yet past: it may still run; signing a second one could run it twice, so this
     ///   fails and says how to check on it.
-    private func recover(from refusal: ExpiryRefusal, signing: Signing, ecid: Principal, statusSigning: StatusSigning?,
+    private func recover(from refusal: ExpiryRefusal, signing: Signing, route: CertificateScope, statusSigning: StatusSigning?,
                          wait: Bool) throws -> CallResult {
         let first = refusal.request
-        let read = try readState(route: .canister(ecid), paths: [StatePath.requestStatus(first.requestID)], signing: .fresh)
-        let status = unsafeAware(try read.certificate.requestStatus(first.requestID))
+        let read = try readState(route: route, paths: [StatePath.requestStatus(first.requestID)],
+                                 signing: .fresh(first.canister.map(DelegationTarget.statusOf(call:)) ?? .unchecked))
+        let status = try read.certificate.requestStatus(first.requestID)
         let endpoint = refusal.endpoint
         if status != .unknown {
             onEvent(.refusalContradicted(first.requestID, refusal: refusal.error.message))
             if let outcome = CallOutcome(status) {
-                return CallResult(requestID: first.requestID, effectiveCanisterID: ecid, outcome: outcome, endpoint: endpoint,
-                                  polls: 1, certificate: read.certificate, verified: configuration.verifies)
+                return CallResult(requestID: first.requestID, route: route, outcome: outcome, endpoint: endpoint,
+                                  polls: 1, certificate: read.certificate)
             }
-            return try follow(first.requestID, ecid: ecid, endpoint: endpoint, statusSigning: statusSigning, wait: wait,
+            return try follow(first.requestID, route: route, endpoint: endpoint, statusSigning: statusSigning, wait: wait,
                               sleepFirst: true)
         }
         let networkTime = read.certificate.time
         let skew = ClockSkew.skew(replicaTime: networkTime, localNow: IngressExpiry.currentTime())
-        let check = "'omni ic request-status \(first.requestID.prefixedHex) \(ecid)'"
+        let check = ICAgent.statusCommand(first.requestID, route: route)
         guard first.ingressExpiry < networkTime else {
-            let stillValid = "the network's \(configuration.verifies ? "certified" : "reported") time "
+            let stillValid = "the network's certified time "
                 + "\(ICTime.format(networkTime)) says call \(first.requestID.prefixedHex), signed to expire at "
                 + "\(ICTime.format(first.ingressExpiry)), may still run, so it is not signed again (that could run it twice)"
             if first.ingressExpiry > ClockSkew.apply(Int64(IngressExpiry.maxAcceptedLifetime), to: networkTime) {
@@ -312,29 +395,33 @@ public final class ICAgent: Sendable {
                                        + stillValid + "; check it with " + check)
         }
         state.withLock { $0.clockSkew = skew }
-        onEvent(.clockSkewCorrected(nanoseconds: skew, source: configuration.verifies ? .certifiedTime : .replicaHint))
-        return try submitCall(signing, ecid: ecid, statusSigning: statusSigning, wait: wait, afterRefusal: true)
+        onEvent(.clockSkewCorrected(nanoseconds: skew, source: .certifiedTime))
+        return try submitCall(signing, route: route, statusSigning: statusSigning, wait: wait, afterRefusal: true)
     }
 
-    /// The status of `requestID` (sent to `effectiveCanister` by this identity); with `wait`, polled until final.
-    public func requestStatus(_ requestID: RequestID, effectiveCanister: Principal, wait: Bool = true) throws -> RequestStatusResult {
+    /// The status of `requestID` (sent by this identity to the effective canister or subnet `route`); with `wait`,
+    /// polled until final. `delegationTarget`: the canister the call was signed for, when known (a scoped session
+    /// is checked against it).
+    public func requestStatus(_ requestID: RequestID, route: CertificateScope, delegationTarget: Principal? = nil,
+                              wait: Bool = true) throws -> RequestStatusResult {
+        let signing = StatusSigning.fresh(delegationTarget.map(DelegationTarget.explicit) ?? .unchecked)
         if wait {
-            let polled = try poll(requestID, ecid: effectiveCanister, signing: .fresh, sleepFirst: false)
-            return RequestStatusResult(requestID: requestID, status: unsafeAware(polled.status), polls: polled.polls,
-                                       certificate: polled.certificate, verified: configuration.verifies)
+            let polled = try poll(requestID, route: route, signing: signing, sleepFirst: false)
+            return RequestStatusResult(requestID: requestID, status: polled.status, polls: polled.polls,
+                                       certificate: polled.certificate)
         }
-        let read = try readState(route: .canister(effectiveCanister), paths: [StatePath.requestStatus(requestID)], signing: .fresh)
-        return RequestStatusResult(requestID: requestID, status: unsafeAware(try read.certificate.requestStatus(requestID)), polls: 1,
-                                   certificate: read.certificate, verified: read.verified)
+        let read = try readState(route: route, paths: [StatePath.requestStatus(requestID)], signing: signing)
+        return RequestStatusResult(requestID: requestID, status: try read.certificate.requestStatus(requestID), polls: 1,
+                                   certificate: read.certificate)
     }
 
-    private func poll(_ requestID: RequestID, ecid: Principal, signing: StatusSigning,
+    private func poll(_ requestID: RequestID, route: CertificateScope, signing: StatusSigning,
                       sleepFirst: Bool) throws -> (status: RequestStatus, certificate: VerifiedCertificate, polls: Int) {
         var last = "unknown"
         let total = configuration.pollAttempts
         for attempt in 1...total {
             if sleepFirst || attempt > 1 { try pause(configuration.pollInterval) }
-            let read = try readState(route: .canister(ecid), paths: [StatePath.requestStatus(requestID)], signing: signing)
+            let read = try readState(route: route, paths: [StatePath.requestStatus(requestID)], signing: signing)
             let status = try read.certificate.requestStatus(requestID)
             last = ICAgent.name(of: status)
             onEvent(.polled(requestID, attempt: attempt, of: total, status: last))
@@ -342,8 +429,16 @@ public final class ICAgent: Sendable {
         }
         throw TransportError(.timeout, "request \(requestID) has no final status after \(total) polls, "
                              + "\(ICAgent.describe(configuration.pollInterval)) apart (last status: \(last)); it may still complete: "
-                             + "check later with 'omni ic request-status \(requestID) \(ecid)'",
+                             + "check later with " + ICAgent.statusCommand(requestID, route: route),
                              url: configuration.network.url)
+    }
+
+    /// The command that reads a request's status later: `'omni ic request-status 0x… <canister>'` (or `--subnet <id>`).
+    static func statusCommand(_ requestID: RequestID, route: CertificateScope) -> String {
+        switch route {
+        case .canister(let id): "'omni ic request-status \(requestID.prefixedHex) \(id)'"
+        case .subnet(let id): "'omni ic request-status \(requestID.prefixedHex) --subnet \(id)'"
+        }
     }
 
     /// `replied`, `rejected`, `done`, `received`, `processing` or `unknown`.
@@ -363,12 +458,13 @@ public final class ICAgent: Sendable {
     /// A verified read of `paths` in the state of `canister` (scope: the canister must be in the signing subnet's
     /// canister ranges).
     public func readState(canister: Principal, paths: [StatePath]) throws -> StateRead {
-        try readState(route: .canister(canister), paths: paths, signing: .fresh)
+        try readState(route: .canister(canister), paths: paths, signing: .fresh(.unchecked))
     }
 
-    /// A verified read of `paths` in the state of `subnet` (the certificate must come from that subnet).
+    /// A verified read of `paths` in the state of `subnet` (`/api/v3/subnet/<id>/read_state`; the certificate must
+    /// come from that subnet).
     public func readSubnetState(subnet: Principal, paths: [StatePath]) throws -> StateRead {
-        try readState(route: .subnet(subnet), paths: paths, signing: .fresh)
+        try readState(route: .subnet(subnet), paths: paths, signing: .fresh(.unchecked))
     }
 
     /// The metadata section `name` (`candid:service`, …) of `canister`: Found with its bytes, Absent when the
@@ -379,23 +475,17 @@ public final class ICAgent: Sendable {
         return (read.certificate.lookup(path), read)
     }
 
-    private func readState(route: Route, paths: [StatePath], signing: StatusSigning) throws -> StateRead {
+    private func readState(route: CertificateScope, paths: [StatePath], signing: StatusSigning) throws -> StateRead {
         let requestSigning: Signing
         switch signing {
-        case .fresh: requestSigning = .fresh(.readState(paths: paths), nonce: nil)
+        case .fresh(let target): requestSigning = .fresh(.readState(paths: paths), nonce: nil, target: target)
         case .anonymous: requestSigning = .anonymous(.readState(paths: paths))
         case .presigned(let bytes, let request): requestSigning = .presigned(bytes, request)
         }
         let sent = try post(.readState, route: route, versions: [3, 2], signing: requestSigning)
         guard sent.response.status == 200 else { throw ICAgent.unexpectedStatus(sent) }
         let bytes = try ReadStateResponse.certificate(from: sent.response.body, maxBytes: configuration.maxResponseBytes)
-        let scope: CertificateScope
-        switch route {
-        case .canister(let id): scope = .canister(id)
-        case .subnet(let id): scope = .subnet(id)
-        }
-        return StateRead(paths: paths, certificate: try verifiedCertificate(bytes, scope: scope), verified: configuration.verifies,
-                         endpoint: "v\(sent.version)")
+        return StateRead(paths: paths, certificate: try verifiedCertificate(bytes, scope: route), endpoint: "v\(sent.version)")
     }
 
     // MARK: - Requests signed elsewhere
@@ -406,16 +496,16 @@ public final class ICAgent: Sendable {
     public func send(_ file: SignedRequestFile, wait: Bool = true) throws -> SentRequestResult {
         let signing = Signing.presigned(file.envelopeBytes, file.request)
         switch file.request.body {
-        case .call:
+        case .call(let canister, _, _):
             var statusSigning: StatusSigning?
             if let status = file.requestStatus {
                 statusSigning = .presigned(status.envelopeBytes, status.envelope.content)
             } else if file.request.sender == identity.principal {
-                statusSigning = .fresh
+                statusSigning = .fresh(.statusOf(call: canister))
             }
-            return .call(try submitCall(signing, ecid: file.effectiveCanisterID, statusSigning: statusSigning, wait: wait))
+            return .call(try submitCall(signing, route: .canister(file.effectiveCanisterID), statusSigning: statusSigning, wait: wait))
         case .query:
-            return .query(try submitQuery(signing, ecid: file.effectiveCanisterID))
+            return .query(try submitQuery(signing, route: .canister(file.effectiveCanisterID)))
         case .readState(let paths):
             return .readState(try readState(route: .canister(file.effectiveCanisterID), paths: paths,
                                             signing: .presigned(file.envelopeBytes, file.request)))
@@ -423,6 +513,32 @@ public final class ICAgent: Sendable {
     }
 
     // MARK: - Routing
+
+    /// Where a call or query goes, checked before anything is sent. With `subnet`, the subnet endpoints, which the
+    /// specification opens to `aaaaa-aa.list_canisters` (query) and canister creation (call) only; an explicit
+    /// effective canister id is then meaningless. Otherwise the effective canister id (`effectiveCanisterID`).
+    public static func route(_ body: ICRequest.Body, effectiveCanister: Principal?, subnet: Principal?) throws(ICError) -> CertificateScope {
+        let canister: Principal, method: String, arg: [UInt8], isQuery: Bool
+        switch body {
+        case .call(let c, let m, let a): (canister, method, arg, isQuery) = (c, m, a, false)
+        case .query(let c, let m, let a): (canister, method, arg, isQuery) = (c, m, a, true)
+        case .readState: throw ICError(.invalidArgument, "a read_state is routed by the canister or subnet it reads")
+        }
+        guard let subnet else {
+            return .canister(try effectiveCanisterID(canister: canister, method: method, arg: arg, explicit: effectiveCanister))
+        }
+        if let effectiveCanister {
+            throw ICError(.invalidArgument, "a request goes either to a subnet or to an effective canister id, not both "
+                          + "(--subnet \(subnet), --effective-canister-id \(effectiveCanister))")
+        }
+        let allowed = isQuery ? ["list_canisters"] : ["create_canister", "provisional_create_canister_with_cycles"]
+        guard canister == .managementCanister, allowed.contains(method) else {
+            let endpoint = isQuery ? "/api/v3/subnet/<id>/query" : "/api/v4/subnet/<id>/call"
+            throw ICError(.invalidArgument, "\(canister).\(method) cannot be sent to a subnet: \(endpoint) takes only "
+                          + allowed.map { "aaaaa-aa.\($0)" }.joined(separator: " and ") + " (interface specification)")
+        }
+        return .subnet(subnet)
+    }
 
     /// The effective canister id per the specification: `canister` itself, or for `aaaaa-aa` the argument's
     /// `canister_id` or `explicit` (canister creation needs an explicit one). An explicit id other than the canister
@@ -445,8 +561,8 @@ public final class ICAgent: Sendable {
         switch try EffectiveCanisterID.resolve(canister: canister, method: method, arg: arg) {
         case .canister(let id): return id
         case .any:
-            throw ICError(.invalidArgument, "aaaaa-aa.\(method) may go to any subnet: choose one with --effective-canister-id "
-                          + "(any canister id on the subnet you want)")
+            throw ICError(.invalidArgument, "aaaaa-aa.\(method) may go to any subnet: choose one with --subnet ID, or with "
+                          + "--effective-canister-id (any canister id on the subnet you want)")
         }
     }
 
@@ -457,22 +573,10 @@ public final class ICAgent: Sendable {
         case readState = "read_state"
     }
 
-    private enum Route {
-        case canister(Principal)
-        case subnet(Principal)
-
-        var path: String {
-            switch self {
-            case .canister(let id): "canister/" + id.text
-            case .subnet(let id): "subnet/" + id.text
-            }
-        }
-    }
-
-    /// How a request's body is produced: signed here by the agent's identity, sent unsigned from the anonymous
-    /// principal (public paths), or given as signed bytes.
+    /// How a request's body is produced: signed here by the agent's identity (a session checked against `target`
+    /// first), sent unsigned from the anonymous principal (public paths), or given as signed bytes.
     private enum Signing {
-        case fresh(ICRequest.Body, nonce: [UInt8]?)
+        case fresh(ICRequest.Body, nonce: [UInt8]?, target: DelegationTarget)
         case anonymous(ICRequest.Body)
         case presigned([UInt8], ICRequest)
 
@@ -483,13 +587,22 @@ public final class ICAgent: Sendable {
     }
 
     private enum StatusSigning {
-        case fresh
+        /// Signed here; `target` is the canister of the call whose status is read, when known.
+        case fresh(DelegationTarget)
         case anonymous
         case presigned([UInt8], ICRequest)
     }
 
     /// An update call refused for its ingress expiry (the caller decides whether signing it again is safe).
     private struct ExpiryRefusal: Error {
+        let request: ICRequest
+        let endpoint: String
+        let error: TransportError
+    }
+
+    /// An update call that got no answer after every retry: 429/5xx, a broken connection or a timeout. It may have
+    /// been accepted; the caller reads its status instead of failing or signing it again.
+    private struct UnansweredCall: Error {
         let request: ICRequest
         let endpoint: String
         let error: TransportError
@@ -502,16 +615,17 @@ public final class ICAgent: Sendable {
         let url: String
     }
 
-    private func endpointName(_ operation: Operation, _ route: Route, _ version: Int) -> String {
+    private func endpointName(_ operation: Operation, _ route: CertificateScope, _ version: Int) -> String {
         if case .subnet = route { return "subnet \(operation.rawValue) v\(version)" }
         return "\(operation.rawValue) v\(version)"
     }
 
     /// Posts a request, newest endpoint version first (falling back on 404 with the same signed bytes: a fallback
-    /// never makes a second request id). An expiry refusal is handled as `ICAgent` describes: a hint beyond
-    /// `freshnessTolerance` is an error about the local clock; a read is signed again once with the hint; a call
-    /// throws `ExpiryRefusal` for `submitCall` to resolve. Returns 200 and 202 answers; refusals throw.
-    private func post(_ operation: Operation, route: Route, versions: [Int], signing: Signing) throws -> Sent {
+    /// never makes a second request id), retrying transient failures with the same bytes (`perform`). An expiry
+    /// refusal is handled as `ICAgent` describes: a hint beyond `freshnessTolerance` is an error about the local
+    /// clock; a read is signed again once with the hint; a call throws `ExpiryRefusal` for `submitCall` to resolve.
+    /// A call still unanswered after the retries throws `UnansweredCall`. Returns 200 and 202 answers; refusals throw.
+    private func post(_ operation: Operation, route: CertificateScope, versions: [Int], signing: Signing) throws -> Sent {
         let known = state.withLock { $0.unavailable }
         var candidates = versions.filter { !known.contains(endpointName(operation, route, $0)) }
         if candidates.isEmpty { candidates = versions.suffix(1) }
@@ -520,16 +634,24 @@ public final class ICAgent: Sendable {
         var (request, body) = try prepare(signing)
         while true {
             let version = candidates[index]
-            let url = configuration.network.url + "/api/v\(version)/" + route.path + "/" + operation.rawValue
-            let response = try transport.perform(HTTPRequest(
-                method: "POST", url: url, headers: ["Content-Type": "application/cbor"], body: body,
-                totalTimeout: configuration.requestTimeout, maxResponseBytes: configuration.maxResponseBytes))
+            let url = configuration.network.url + "/api/v\(version)/" + route.urlPath + "/" + operation.rawValue
+            let name = endpointName(operation, route, version)
+            let response: HTTPResponse
+            do {
+                response = try perform(HTTPRequest(
+                    method: "POST", url: url, headers: ["Content-Type": "application/cbor"], body: body,
+                    totalTimeout: configuration.requestTimeout, maxResponseBytes: configuration.maxResponseBytes), endpoint: name)
+            } catch let error as TransportError where operation == .call && (RetryPolicy.isRetried(error) || error.kind == .timeout) {
+                throw UnansweredCall(request: request, endpoint: "v\(version)", error: error)
+            }
             if response.status == 404, index + 1 < candidates.count {
-                let name = endpointName(operation, route, version)
                 state.withLock { _ = $0.unavailable.insert(name) }
                 onEvent(.endpointFallback(from: name, to: endpointName(operation, route, candidates[index + 1])))
                 index += 1
                 continue
+            }
+            if operation == .call, RetryPolicy.isRetried(status: response.status) {
+                throw UnansweredCall(request: request, endpoint: "v\(version)", error: ICAgent.refusal(response, url: url))
             }
             if response.status == 400, signing.isSignedHere,
                let replicaTime = ClockSkew.replicaTime(fromExpiryError: ICAgent.printable(response.body, limit: 2048)) {
@@ -563,33 +685,52 @@ public final class ICAgent: Sendable {
         }
     }
 
+    /// One HTTP exchange, sent again with the same bytes while `RetryPolicy` says so. Returns the last response
+    /// (which may still be a 429/5xx when the retries ran out); throws the last transport failure.
+    private func perform(_ request: HTTPRequest, endpoint: String) throws -> HTTPResponse {
+        let policy = configuration.retryPolicy
+        var attempt = 0
+        while true {
+            let outcome = Result { () throws(TransportError) in try transport.perform(request) }
+            let reason: String
+            var retryAfter: Duration?
+            switch outcome {
+            case .success(let response):
+                guard RetryPolicy.isRetried(status: response.status), attempt < policy.retries else { return response }
+                reason = "HTTP \(response.status)"
+                retryAfter = response.headers["Retry-After"].flatMap { RetryPolicy.retryAfter($0) }
+            case .failure(let error):
+                guard RetryPolicy.isRetried(error), attempt < policy.retries else { throw error }
+                reason = error.message
+            }
+            attempt += 1
+            let delay = policy.delay(beforeRetry: attempt, retryAfter: retryAfter)
+            onEvent(.retrying(endpoint: endpoint, reason: reason, attempt: attempt, of: policy.retries, after: delay))
+            try pause(delay)
+        }
+    }
+
     private func prepare(_ signing: Signing) throws -> (ICRequest, [UInt8]) {
         switch signing {
         case .presigned(let bytes, let request):
             return (request, bytes)
-        case .fresh(let body, let nonce):
-            return try sign(body, nonce: nonce, as: identity)
+        case .fresh(let body, let nonce, let target):
+            return try sign(body, nonce: nonce, as: identity, target: target)
         case .anonymous(let body):
-            return try sign(body, nonce: nil, as: .anonymous)
+            return try sign(body, nonce: nil, as: .anonymous, target: .unchecked)
         }
     }
 
-    private func sign(_ body: ICRequest.Body, nonce: [UInt8]?, as signer: ICIdentity) throws -> (ICRequest, [UInt8]) {
+    private func sign(_ body: ICRequest.Body, nonce: [UInt8]?, as signer: ICIdentity,
+                      target: DelegationTarget) throws -> (ICRequest, [UInt8]) {
         let now = IngressExpiry.currentTime()
         let expiry = IngressExpiry.expiry(now: now, clockSkew: clockSkew, lifetime: configuration.ingressLifetime)
         let request = try ICRequest(body, sender: signer.principal, ingressExpiry: expiry, nonce: nonce)
-        return (request, try signer.envelope(for: request, at: now).encoded())
+        return (request, try signer.envelope(for: request, at: now, delegationTarget: target).encoded())
     }
 
     private func verifiedCertificate(_ bytes: [UInt8], scope: CertificateScope) throws(ICError) -> VerifiedCertificate {
         let certificate = try ICCertificate(decoding: bytes, limits: CertificateLimits(maxBytes: configuration.maxResponseBytes))
-        guard configuration.verifies else {
-            // --unsafe: the facts are read from the tree as sent; nothing vouches for them.
-            return VerifiedCertificate(certificate: certificate, time: try certificate.certifiedTime(),
-                                       subnetID: certificate.delegation?.subnetID ?? configuration.rootKey.subnetID,
-                                       isDelegated: certificate.delegation != nil, signingKeyDER: configuration.rootKey.der,
-                                       rootKey: configuration.rootKey)
-        }
         let verified = try certificate.verify(scope: scope, rootKey: configuration.rootKey,
                                               freshness: .now(tolerance: configuration.freshnessTolerance))
         // Certified time is the replica's clock (a few seconds behind): keep the expiry estimate current.
@@ -598,25 +739,14 @@ public final class ICAgent: Sendable {
         return verified
     }
 
-    /// With `--unsafe` nothing is certified, whatever the tree claims.
-    private func unsafeAware(_ outcome: CallOutcome) -> CallOutcome {
-        guard !configuration.verifies, case .rejected(let reject) = outcome else { return outcome }
-        return .rejected(Reject(code: reject.code, message: reject.message, errorCode: reject.errorCode, certified: false))
-    }
-
-    private func unsafeAware(_ status: RequestStatus) -> RequestStatus {
-        guard !configuration.verifies, case .rejected(let reject) = status else { return status }
-        return .rejected(Reject(code: reject.code, message: reject.message, errorCode: reject.errorCode, certified: false))
-    }
-
     /// Sleeps `duration`, waking early (with `.cancelled`) when the cancellation flag is set.
     private func pause(_ duration: Duration) throws(TransportError) {
         let deadline = Date(timeIntervalSinceNow: ICAgent.seconds(duration))
         while Date() < deadline {
-            if cancellation?.isCancelled == true { throw TransportError(.cancelled, "interrupted while waiting to poll") }
+            if cancellation?.isCancelled == true { throw TransportError(.cancelled, "interrupted while waiting") }
             Threads.sleep(seconds: min(0.05, max(0, deadline.timeIntervalSinceNow)))
         }
-        if cancellation?.isCancelled == true { throw TransportError(.cancelled, "interrupted while waiting to poll") }
+        if cancellation?.isCancelled == true { throw TransportError(.cancelled, "interrupted while waiting") }
     }
 
     private static func unexpectedStatus(_ sent: Sent) -> TransportError {

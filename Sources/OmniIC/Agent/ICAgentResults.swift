@@ -1,19 +1,23 @@
 import OmniCandid
 
-/// A query's answer after verification.
+/// A query's answer, verified unless asked otherwise (`verification` says which).
 public struct QueryResult: Sendable {
     public let requestID: RequestID
-    public let effectiveCanisterID: Principal
+    /// Where it went: the effective canister id, or the subnet of a subnet query.
+    public let route: CertificateScope
     /// The reply bytes or the (node-signed, not consensus-certified) reject.
     public let outcome: QueryResponse.Outcome
     /// `v3` or `v2`.
     public let endpoint: String
     public let verification: QueryVerification
+
+    /// False only for a query asked for unverified (`--unsafe`).
+    public var verified: Bool { verification != .skipped }
 }
 
 /// How a query response was checked.
 public enum QueryVerification: Sendable, Equatable {
-    /// `--unsafe`: nothing was checked.
+    /// Asked for unverified (`omni ic query --unsafe`): nothing was checked.
     case skipped
     /// Every node signature verified with node keys of `subnet` from a verified certificate.
     /// `keysFromCache`: the keys came from the on-disk cache; `keysRefreshed`: a first check failed and the keys
@@ -45,7 +49,8 @@ public enum CallOutcome: Sendable, Equatable {
 /// An update call's result.
 public struct CallResult: Sendable {
     public let requestID: RequestID
-    public let effectiveCanisterID: Principal
+    /// Where it went: the effective canister id, or the subnet of a subnet call.
+    public let route: CertificateScope
     public let outcome: CallOutcome
     /// The endpoint that accepted the call: `v4`, `v3` or `v2`.
     public let endpoint: String
@@ -53,8 +58,6 @@ public struct CallResult: Sendable {
     public let polls: Int
     /// The certificate the outcome was read from (nil for uncertified rejects and accepted calls).
     public let certificate: VerifiedCertificate?
-    /// False only with `--unsafe`.
-    public let verified: Bool
 }
 
 /// A request's status as read (and, when waiting, polled) from the certified state.
@@ -63,15 +66,13 @@ public struct RequestStatusResult: Sendable {
     public let status: RequestStatus
     public let polls: Int
     public let certificate: VerifiedCertificate
-    public let verified: Bool
 }
 
 /// A verified `read_state` answer.
 public struct StateRead: Sendable {
     public let paths: [StatePath]
-    /// Verified for the canister or subnet it was read from (unless `verified` is false: `--unsafe`).
+    /// Verified for the canister or subnet it was read from.
     public let certificate: VerifiedCertificate
-    public let verified: Bool
     /// `v3` or `v2`.
     public let endpoint: String
 }
@@ -113,6 +114,11 @@ public enum ICAgentEvent: Sendable, CustomStringConvertible {
     case nodeKeysRefreshing(reason: String)
     /// The on-disk node key cache could not be written (the command still succeeds).
     case cacheWriteFailed(String)
+    /// The same request bytes are sent again after a transient failure (`reason`: "HTTP 503", "connection closed
+    /// early: …"), retry `attempt` of `of`, after waiting `after`.
+    case retrying(endpoint: String, reason: String, attempt: Int, of: Int, after: Duration)
+    /// A call whose submission failed after every retry is known to the network: it is followed, not signed again.
+    case callKnownAfterFailure(RequestID, failure: String)
 
     public var description: String {
         switch self {
@@ -130,6 +136,10 @@ public enum ICAgentEvent: Sendable, CustomStringConvertible {
         case .nodeKeysFromCache(let subnet): "using cached node keys of subnet \(subnet)"
         case .nodeKeysRefreshing(let reason): "\(reason); fetching the subnet's node keys again (once)"
         case .cacheWriteFailed(let message): "cannot cache node keys: \(message)"
+        case .retrying(let endpoint, let reason, let attempt, let total, let delay):
+            "\(endpoint): \(reason); sending the same request again in \(ICAgent.describe(delay)) (retry \(attempt)/\(total))"
+        case .callKnownAfterFailure(let id, let failure):
+            "call \(id) was not answered (\(failure)), but the network knows it: following it instead of signing it again"
         }
     }
 }

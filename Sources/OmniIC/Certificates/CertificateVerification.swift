@@ -2,7 +2,9 @@ import OmniBLS
 import OmniCandid
 import OmniCodec
 
-/// What a certificate must be authoritative for.
+/// What a certificate must be authoritative for — and so where a request is routed: the effective canister id of
+/// `/api/v…/canister/<id>/…` or the effective subnet id of `/api/v…/subnet/<id>/…`, whose answers are verified for
+/// that canister or subnet.
 public enum CertificateScope: Sendable, Equatable, CustomStringConvertible {
     /// A canister's state (canister read_state, call, request status): the effective canister id must lie in
     /// the signing subnet's certified canister ranges.
@@ -14,6 +16,26 @@ public enum CertificateScope: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .canister(let id): "canister \(id)"
         case .subnet(let id): "subnet \(id)"
+        }
+    }
+
+    /// The effective canister id (nil for a subnet route).
+    public var canister: Principal? {
+        if case .canister(let id) = self { return id }
+        return nil
+    }
+
+    /// The effective subnet id (nil for a canister route).
+    public var subnet: Principal? {
+        if case .subnet(let id) = self { return id }
+        return nil
+    }
+
+    /// `canister/<id>` or `subnet/<id>`, as the endpoints spell it after `/api/v<n>/`.
+    var urlPath: String {
+        switch self {
+        case .canister(let id): "canister/" + id.text
+        case .subnet(let id): "subnet/" + id.text
         }
     }
 }

@@ -62,7 +62,7 @@ public struct DelegatedSession: Sendable, CustomStringConvertible, CustomDebugSt
             guard parent.chain.delegations.count < DelegationChain.maxLength else {
                 throw ICError(.invalidArgument, "the root session's chain is already \(DelegationChain.maxLength) delegations long")
             }
-            try parent.checkUsable(at: now, canister: nil)
+            try parent.checkUsable(at: now, target: .unchecked)
             expiration = min(expiration, parent.chain.expiration ?? expiration)
             let delegation = Delegation(publicKey: sessionPublicKey, expiration: expiration, targets: targets)
             chain = DelegationChain(publicKey: parent.chain.publicKey, delegations: parent.chain.delegations + [try root.delegate(delegation)])
@@ -77,15 +77,14 @@ public struct DelegatedSession: Sendable, CustomStringConvertible, CustomDebugSt
 
     public func isExpired(at time: UInt64) -> Bool { expiration < time }
 
-    /// Refuses an expired session, or a canister outside the chain's targets, before anything is sent.
-    func checkUsable(at time: UInt64, canister: Principal?) throws(ICError) {
+    /// Refuses an expired session, or a request whose delegation target is outside the chain's targets, before
+    /// anything is sent.
+    func checkUsable(at time: UInt64, target: DelegationTarget) throws(ICError) {
         if isExpired(at: time) {
             throw ICError(.configuration, "the delegated session expired at \(ICTime.format(expiration)); create a new one",
                           reason: .expired)
         }
-        if let canister, let allowed = chain.effectiveTargets, !allowed.contains(canister) {
-            throw ICError(.configuration, "the delegated session may not call \(canister) (not among its targets)", reason: .target)
-        }
+        try chain.checkTargets(target)
     }
 
     // MARK: Session files

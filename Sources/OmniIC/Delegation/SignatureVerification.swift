@@ -111,10 +111,10 @@ extension DelegationChain {
 extension ICEnvelope {
     /// Checks an envelope the way the IC authenticates it (useful before sending a request signed elsewhere):
     /// anonymous requests carry no key or signature; otherwise the sender must be selfauth(sender_pubkey), the
-    /// delegation chain valid at `time` for the addressed canister, and `sender_sig` valid under the chain's
-    /// last key over `0x0A "ic-request" ‖ request id`. Delegation targets are checked against the content's
-    /// canister, or for read_state (whose content names none) against `effectiveCanister` when given.
-    public func verifySender(at time: UInt64, effectiveCanister: Principal? = nil, rootKey: ICRootKey = .mainnet) throws(ICError) {
+    /// delegation chain valid at `time` with `delegationTarget` among its targets (by default what the
+    /// specification checks for the content, `DelegationTarget.of`), and `sender_sig` valid under the chain's last
+    /// key over `0x0A "ic-request" ‖ request id`.
+    public func verifySender(at time: UInt64, delegationTarget: DelegationTarget? = nil, rootKey: ICRootKey = .mainnet) throws(ICError) {
         let sender = content.sender
         guard let senderPublicKey else {
             guard sender == .anonymous, senderSignature == nil, senderDelegation == nil else {
@@ -126,7 +126,8 @@ extension ICEnvelope {
             throw ICError.verification(.signature, "sender \(sender) is not the self-authenticating id of sender_pubkey")
         }
         let chain = DelegationChain(publicKey: senderPublicKey, delegations: senderDelegation ?? [])
-        try chain.verify(at: time, canister: content.canister ?? effectiveCanister, rootKey: rootKey)
+        let target = delegationTarget ?? DelegationTarget.of(content.body)
+        try chain.verify(at: time, canister: target.canister, rootKey: rootKey)
         guard let senderSignature else { throw ICError.verification(.signature, "the request has no sender_sig") }
         let key = try SenderPublicKey(der: chain.sessionPublicKey)
         try key.verify(signature: senderSignature, message: DomainSeparator.request + requestID.bytes, rootKey: rootKey)

@@ -167,18 +167,25 @@ public struct ICIdentity: Sendable, CustomStringConvertible, CustomDebugStringCo
 
     /// The envelope for `request`: sender_pubkey, sender_delegation and `sender_sig` over
     /// `0x0A "ic-request" ‖ request id`; nothing for the anonymous identity. The request's sender must be this
-    /// identity's principal, and a session must not have expired by `time`.
-    public func envelope(for request: ICRequest, at time: UInt64 = IngressExpiry.currentTime()) throws(ICError) -> ICEnvelope {
+    /// identity's principal; a session must not have expired by `time`, and its targets must include
+    /// `delegationTarget` (by default what the specification checks for the request, `DelegationTarget.of`).
+    public func envelope(for request: ICRequest, at time: UInt64 = IngressExpiry.currentTime(),
+                         delegationTarget: DelegationTarget? = nil) throws(ICError) -> ICEnvelope {
         guard request.sender == principal else {
             throw ICError(.invalidArgument, "the request's sender \(request.sender) is not this identity (\(principal))")
         }
         if case .anonymous = signer { return ICEnvelope(content: request) }
-        if case .delegated(let session) = signer {
-            try session.checkUsable(at: time, canister: request.canister)
-        }
+        try checkAuthorized(delegationTarget ?? DelegationTarget.of(request.body), at: time)
         let signature = try sign(DomainSeparator.request + request.requestID.bytes)
         return ICEnvelope(content: request, senderPublicKey: publicKeyDER, senderSignature: signature,
                           senderDelegation: senderDelegation)
+    }
+
+    /// Refuses, before anything is signed or sent, a request this identity cannot make: a delegated session that
+    /// has expired by `time`, or whose targets do not include `target` (kind `unauthorized`, reason `target`).
+    /// Keys and the anonymous identity may make any request.
+    public func checkAuthorized(_ target: DelegationTarget, at time: UInt64 = IngressExpiry.currentTime()) throws(ICError) {
+        if case .delegated(let session) = signer { try session.checkUsable(at: time, target: target) }
     }
 
     /// Signs a delegation to `publicKey` with this identity's signing key.
@@ -215,4 +222,56 @@ public struct ICIdentity: Sendable, CustomStringConvertible, CustomDebugStringCo
 
     public var debugDescription: String { description }
     public var customMirror: Mirror { Mirror(self, children: ["keyType": keyType, "principal": principal]) }
+}
+
+extension ICIdentity {
+    /// An Ed25519 identity from a secret as people keep one (`omni ic identity delegate --from-seed`): the 32-byte
+    /// seed itself, the seed as 64 hex digits (optionally `0x`, surrounding white space ignored), or a PKCS#8 key
+    /// as PEM (`-----BEGIN PRIVATE KEY-----`) or DER. Only Ed25519: a seed of another curve is not a seed.
+    /// The bytes are not kept beyond the key.
+    public init(ed25519Secret bytes: [UInt8]) throws(ICError) {
+        var material = bytes
+        defer { for index in material.indices { material[index] = 0 } }
+        if material.count == Ed25519.seedByteCount {
+            self.init(ed25519: try ICIdentity.seedKey(material))
+            return
+        }
+        // Text first: a hex seed may start with "0" (0x30), the first byte of DER too.
+        let text = String(validating: material, as: UTF8.self).map { $0.trimmingWhitespaceAndNewlines() }
+        if let text, text.contains("-----BEGIN") {
+            guard text.contains("-----BEGIN PRIVATE KEY-----") else {
+                throw ICError(.unsupported, "only an unencrypted Ed25519 PKCS#8 key (-----BEGIN PRIVATE KEY-----) can be a seed")
+            }
+            do { self.init(ed25519: try Ed25519.PrivateKey(pemRepresentation: text)) } catch {
+                throw ICError(.malformed, "the PEM key is not an Ed25519 private key: \(error.message)")
+            }
+            return
+        }
+        if var digits = text, digits.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isASCIIHexDigit || $0 == "x" || $0 == "X") }) {
+            if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits.removeFirst(2) }
+            guard digits.utf8.count == 2 * Ed25519.seedByteCount else {
+                throw ICError(.malformed, "a hex seed is 64 hex digits, got \(digits.utf8.count)")
+            }
+            var seed: [UInt8]
+            do { seed = try Hex.decode(digits) } catch {
+                throw ICError.codec(error, "hex seed")
+            }
+            defer { for index in seed.indices { seed[index] = 0 } }
+            self.init(ed25519: try ICIdentity.seedKey(seed))
+            return
+        }
+        guard material.first == 0x30 else {
+            throw ICError(.malformed, "a seed is 32 bytes, 64 hex digits, or an Ed25519 PKCS#8 key (PEM or DER); got \(material.count) "
+                          + "bytes that are none of these")
+        }
+        do { self.init(ed25519: try Ed25519.PrivateKey(pkcs8DERRepresentation: material)) } catch {
+            throw ICError(.malformed, "the DER key is not an Ed25519 PKCS#8 private key: \(error.message)")
+        }
+    }
+
+    private static func seedKey(_ seed: [UInt8]) throws(ICError) -> Ed25519.PrivateKey {
+        do { return try Ed25519.PrivateKey(seed: seed) } catch {
+            throw ICError.crypto(error, "Ed25519 seed")
+        }
+    }
 }
