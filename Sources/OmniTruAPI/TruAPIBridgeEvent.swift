@@ -108,10 +108,15 @@ public struct TruAPIBridgeEvent: Sendable, Equatable {
 
     // MARK: - Host
 
-    static func permission(_ subjects: [TruAPIPermissionSubject], granted: Bool, source: String) -> TruAPIBridgeEvent {
-        TruAPIBridgeEvent("permission", [("subjects", .array(subjects.map { .string($0.key) })), ("granted", .bool(granted)),
-                                         ("source", .string(source))],
-                          summary: "\(granted ? "granted" : "denied") \(subjects.map(\.description).joined(separator: ", ")) (\(source))")
+    /// A permission or confirmation decided; `card` is the request without its contents (kind, product, account,
+    /// payload size), never the payload.
+    static func permission(_ subjects: [TruAPIPermissionSubject], granted: Bool, source: String, card: [String]? = nil) -> TruAPIBridgeEvent {
+        var fields: [(String, JSONValue)] = [("subjects", .array(subjects.map { .string($0.key) })), ("granted", .bool(granted)),
+                                             ("source", .string(source))]
+        if let card { fields.append(("card", .array(card.map(JSONValue.string)))) }
+        return TruAPIBridgeEvent("permission", fields,
+                                 summary: "\(granted ? "granted" : "denied") \(subjects.map(\.description).joined(separator: ", ")) (\(source))"
+                                     + (card.map { ": " + $0.joined(separator: "; ") } ?? ""))
     }
 
     public static func notification(_ notification: TruAPINotification) -> TruAPIBridgeEvent {

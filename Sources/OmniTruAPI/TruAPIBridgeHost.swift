@@ -50,13 +50,17 @@ public struct TruAPITheme: Sendable, Equatable, CustomStringConvertible {
 /// notification, log). One per bridge; each connection gets its own `TruAPIBridgeHost` over it.
 public final class TruAPIBridgeContext: Sendable {
     public let productID: TruAPIProductID
+    /// The dotNS suffixes product ids may end in (`--product-tld`), for the ids products send.
+    public let productSuffixes: [String]
+    /// The signing session, nil for a host without one (account calls answer NotConnected, signing Rejected).
+    public let session: TruAPISession?
     public let chains: TruAPIChainSet
     public let state: TruAPIBridgeState
     public let permissions: TruAPIPermissionBroker
     /// Changed by SIGHUP (`--theme-file`); every open theme subscription sees the change.
     public let theme: TruAPICurrentValue
-    /// Disconnected: this host has no signing session (issue 14 adds one).
-    public let connectionStatus = TruAPICurrentValue(.unitVariant("Disconnected"))
+    /// Connected while the bridge has a signing session.
+    public let connectionStatus: TruAPICurrentValue
     /// `--preimages DIR`: files named by the lowercase hex of their blake2b-256 hash.
     public let preimagesDirectory: String?
 
@@ -77,12 +81,16 @@ public final class TruAPIBridgeContext: Sendable {
     /// Largest preimage served: the item must fit an 8 MiB frame with its envelope.
     static let maximumPreimageBytes = TruAPIFrame.maximumBytes - 1024
 
-    public init(productID: TruAPIProductID, chains: TruAPIChainSet, state: TruAPIBridgeState, permissions: TruAPIPermissionBroker,
+    public init(productID: TruAPIProductID, productSuffixes: [String] = TruAPIProductID.defaultSuffixes, session: TruAPISession? = nil,
+                chains: TruAPIChainSet, state: TruAPIBridgeState, permissions: TruAPIPermissionBroker,
                 theme: TruAPITheme = TruAPITheme(dark: true), preimagesDirectory: String? = nil,
                 opener: (@Sendable (String) async -> String?)? = nil, notifier: (@Sendable (TruAPINotification) -> Void)? = nil,
                 clock: (@Sendable () -> UInt64)? = nil,
                 onEvent: @escaping @Sendable (TruAPIBridgeEvent) -> Void = { _ in }) {
         self.productID = productID
+        self.productSuffixes = productSuffixes
+        self.session = session
+        connectionStatus = TruAPICurrentValue(.unitVariant(session == nil ? "Disconnected" : "Connected"))
         self.chains = chains
         self.state = state
         self.permissions = permissions
@@ -206,8 +214,8 @@ public final class TruAPIBridgeContext: Sendable {
     }
 }
 
-/// The host of one bridge connection (reference §6 for a host without a signing session), over the bridge's shared
-/// context. Methods it does not handle itself get `TruAPIDefaultHost`'s answers.
+/// The host of one bridge connection (reference §6), over the bridge's shared context: with a session it is the
+/// signing host (`TruAPISigningHost`); methods it does not handle itself get `TruAPIDefaultHost`'s answers.
 public final class TruAPIBridgeHost: TruAPIHost {
     public let context: TruAPIBridgeContext
     public let connectionID: Int
@@ -284,6 +292,7 @@ public final class TruAPIBridgeHost: TruAPIHost {
         default:
             break
         }
+        if let answer = await TruAPISigningHost(context: context).respond(to: call) { return answer }
         return TruAPIDefaultHost.defaultAnswer(to: call, chains: context.chains)
     }
 
