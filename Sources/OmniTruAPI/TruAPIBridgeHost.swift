@@ -55,6 +55,8 @@ public final class TruAPIBridgeContext: Sendable {
     /// The signing session, nil for a host without one (account calls answer NotConnected, signing Rejected).
     public let session: TruAPISession?
     public let chains: TruAPIChainSet
+    /// The nodes chain methods are forwarded to (`--chain`, `--network`), by genesis.
+    public let chainForwarder: TruAPIChainForwarder
     public let state: TruAPIBridgeState
     public let permissions: TruAPIPermissionBroker
     /// Changed by SIGHUP (`--theme-file`); every open theme subscription sees the change.
@@ -82,7 +84,8 @@ public final class TruAPIBridgeContext: Sendable {
     static let maximumPreimageBytes = TruAPIFrame.maximumBytes - 1024
 
     public init(productID: TruAPIProductID, productSuffixes: [String] = TruAPIProductID.defaultSuffixes, session: TruAPISession? = nil,
-                chains: TruAPIChainSet, state: TruAPIBridgeState, permissions: TruAPIPermissionBroker,
+                chains: TruAPIChainSet, chainNodes: [(genesis: [UInt8], url: String)] = [], state: TruAPIBridgeState,
+                permissions: TruAPIPermissionBroker,
                 theme: TruAPITheme = TruAPITheme(dark: true), preimagesDirectory: String? = nil,
                 opener: (@Sendable (String) async -> String?)? = nil, notifier: (@Sendable (TruAPINotification) -> Void)? = nil,
                 clock: (@Sendable () -> UInt64)? = nil,
@@ -92,6 +95,8 @@ public final class TruAPIBridgeContext: Sendable {
         self.session = session
         connectionStatus = TruAPICurrentValue(.unitVariant(session == nil ? "Disconnected" : "Connected"))
         self.chains = chains
+        chainForwarder = TruAPIChainForwarder(nodes: chainNodes.map { TruAPIChainNode(genesis: $0.genesis, url: $0.url, onEvent: onEvent) },
+                                              onEvent: onEvent)
         self.state = state
         self.permissions = permissions
         self.theme = TruAPICurrentValue(theme.value)
@@ -113,8 +118,10 @@ public final class TruAPIBridgeContext: Sendable {
         for notification in state.pendingNotifications { schedule(notification) }
     }
 
-    /// Cancels the notification timers (the notifications stay pending in the state for the next run).
+    /// Cancels the notification timers (the notifications stay pending in the state for the next run) and closes the
+    /// connections to chain nodes.
     public func close() {
+        chainForwarder.close()
         let timers = mutable.withLock { mutable in
             mutable.closed = true
             defer { mutable.timers = [:] }
@@ -233,6 +240,9 @@ public final class TruAPIBridgeHost: TruAPIHost {
         switch call.method.name {
         case "system_navigate_to":
             return await navigate(request["url"]?.stringValue ?? "")
+        case "system_feature_supported":
+            let genesis = request["genesis_hash"]?.bytesValue ?? []
+            return .success(.record(["supported": .bool(context.chains.serves(genesis: genesis) || context.chainForwarder.serves(genesis: genesis))]))
 
         case "permissions_request_device_permission":
             guard let wire = request.variantName,
@@ -293,6 +303,9 @@ public final class TruAPIBridgeHost: TruAPIHost {
             break
         }
         if let answer = await TruAPISigningHost(context: context).respond(to: call) { return answer }
+        if let answer = await context.chainForwarder.respond(to: call, connection: connectionID, permissions: context.permissions) {
+            return answer
+        }
         return TruAPIDefaultHost.defaultAnswer(to: call, chains: context.chains)
     }
 
@@ -305,10 +318,18 @@ public final class TruAPIBridgeHost: TruAPIHost {
         case "preimage_lookup_subscribe":
             let value = context.preimage(for: call.request["key"]?.bytesValue ?? [])
             return .stream(truAPIOpenStream([.record(["value": .option(value.map(SCALEValue.bytes))])]))
+        case "chain_follow_head_subscribe":
+            return await context.chainForwarder.follow(connection: connectionID, requestID: call.requestID, request: call.request)
         default:
             return TruAPIDefaultHost.defaultSubscription(to: call)
         }
     }
+
+    public func prepareSubscription(requestID: String, method: TruAPIMethod) {
+        if method.name == "chain_follow_head_subscribe" { context.chainForwarder.prepareFollow(connection: connectionID, requestID: requestID) }
+    }
+
+    public func connectionClosed() { context.chainForwarder.forgetFollows(connection: connectionID) }
 
     private func storageAnswer(_ outcome: TruAPIStateOutcome) -> Result<SCALEValue, TruAPICallError> {
         switch outcome {

@@ -47,6 +47,13 @@ public final class TruAPISession: Sendable, CustomStringConvertible {
         identityPublicKey = SigningHost.identityAccount(root: root).publicKey
     }
 
+    /// This session with other usernames (for one run: `--lite-username` on the bridge).
+    public func withUsernames(lite: String?, full: String?) throws(TruAPIError) -> TruAPISession {
+        var copy = entropy.bytes
+        defer { wipe(&copy) }
+        return try TruAPISession(entropy: copy, name: name, liteUsername: lite, fullUsername: full)
+    }
+
     /// The username `get_user_id` answers: the full one when set, else the lite one.
     public var primaryUsername: String? { fullUsername ?? liteUsername }
 
@@ -70,6 +77,14 @@ public final class TruAPISession: Sendable, CustomStringConvertible {
 
     /// Whether `other` is this session's entropy (constant time).
     public func hasEntropy(_ other: some Collection<UInt8>) -> Bool { entropy.equals(other) }
+
+    /// The session's BIP-39 phrase. This exports the secret: only for a person who asked for it by name
+    /// (`--show-mnemonic`).
+    public func mnemonic() throws(TruAPIError) -> String {
+        do { return try entropy.withBytes { (copy) throws(CryptoError) in try BIP39.mnemonic(fromEntropy: copy) } } catch {
+            throw TruAPIError(.configuration, "session entropy: \(error.message)")
+        }
+    }
 
     /// The entropy itself, for the session store only (it writes it to the 0600 secret file).
     func exportEntropy() -> [UInt8] { entropy.bytes }

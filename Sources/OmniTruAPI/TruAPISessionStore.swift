@@ -77,7 +77,7 @@ public struct TruAPISessionStore: Sendable {
     /// Stores a new session; an existing one of that name is never replaced.
     @discardableResult
     public func create(_ name: String, entropy: some Collection<UInt8>, liteUsername: String? = nil, fullUsername: String? = nil,
-                       createdAt: String) throws(TruAPIError) -> TruAPISession {
+                       createdAt: String? = nil) throws(TruAPIError) -> TruAPISession {
         if let problem = Self.problem(withName: name) { throw TruAPIError(.configuration, "session name '\(name)': \(problem)") }
         let session = try TruAPISession(entropy: entropy, name: name, liteUsername: liteUsername, fullUsername: fullUsername)
         guard !exists(name) else {
@@ -92,7 +92,8 @@ public struct TruAPISessionStore: Sendable {
         var object = JSONObject()
         object.append("version", 1)
         object.append("name", .string(name))
-        object.append("created_at", .string(createdAt))
+        let now = RFC3339.format(RFC3339.Instant(seconds: Int64(truAPIWallClockMilliseconds() / 1000)))
+        object.append("created_at", .string(createdAt ?? now))
         object.append("root_public_key", .string("0x" + Hex.encode(session.rootPublicKey.rawRepresentation)))
         object.append("lite_username", liteUsername.map(JSONValue.string) ?? .null)
         object.append("full_username", fullUsername.map(JSONValue.string) ?? .null)
