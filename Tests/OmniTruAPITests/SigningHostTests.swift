@@ -369,6 +369,27 @@ struct SigningHostTests {
         }
     }
 
+    @Test("traces redact what the signing host answers: signatures, signed transactions, VRF outputs and proofs, product entropy")
+    func tracesRedactSigningAnswers() async throws {
+        let fixture = try Fixture(autoAccept: true)
+        let transaction = SCALEValue.record(["signer": Self.account(), "genesis_hash": .bytes([UInt8](repeating: 0, count: 32)), "call_data": .bytes([5, 0]),
+                                             "extensions": .sequence([]), "tx_ext_version": .int(0)])
+        let calls: [(String, SCALEValue, [String])] = [
+            ("signing_sign_raw", Self.signRaw(), ["signature"]),
+            ("signing_sign_payload", .record(["account": Self.account(), "payload": Self.payloadData(withTransaction: true)]), ["signature", "signed_transaction"]),
+            ("signing_create_transaction", transaction, ["transaction"]),
+            ("account_sign_vrf", .record(["account": Self.account(), "transcript_label": .bytes([1]), "items": .sequence([])]), ["pre_output", "proof"]),
+            ("entropy_derive", .record(["context": .bytes([1, 2])]), ["entropy"]),
+        ]
+        for (name, request, fields) in calls {
+            let answer = await fixture.respond(name, request)
+            let message = TruAPIMessage(requestID: "p:1", method: method(name), kind: .request, payload: .variant("V1", request)).response(answer)
+            let line = TruAPITrace.line(connection: 1, .outgoing, try message.frame().bytes)
+            #expect(line["redacted"] == .bool(true) && line["payload_hex"] == nil, "\(name)")
+            for field in fields { #expect(line["payload"]?["Ok"]?[field]?.stringValue == TruAPITrace.redactedMarker, "\(name).\(field)") }
+        }
+    }
+
     @Test("auto-accept approves with a card per approval: kind, product, account and size")
     func autoAcceptCards() async throws {
         let fixture = try Fixture(autoAccept: true)
