@@ -235,7 +235,8 @@ enum TruAPIBridgeCommand {
                     "Decide permissions from a file and record the session for 'omni truapi replay'."),
             Example("omni truapi bridge --product-id myapp.dot --session alice --network paseo-next-v2",
                     "Sign as the stored session alice; chain methods go to the preset's nodes."),
-            Example("omni truapi bridge --product-id localhost:3000 --entropy-file dev.hex --chain 0x…=ws://127.0.0.1:9944 --auto-accept",
+            Example("omni truapi bridge --product-id localhost:3000 --entropy-file dev.hex --auto-accept --chain "
+                    + "0x89a63b11fef2c0273fc72c0d864da0793a665dade5db153e0cab995348c5440f=ws://127.0.0.1:9944",
                     "A development signing host with a local node."),
         ],
         streaming: .always
@@ -365,6 +366,12 @@ enum TruAPIBridgeCommand {
             throw CLIError.usage("\(error.message); add --unsafe-listen to serve other hosts (the bridge has no TLS)",
                                  commandPath: invocation.commandPath)
         }
+        // Before the ready line: a script that signals as soon as it reads it must get the clean shutdown.
+        invocation.interrupts.onInterrupt {
+            prompter?.close()
+            bridge.shutdown()
+            server.requestStop()
+        }
         if secret == nil { invocation.warn("--token none: any program on this machine can connect to the bridge") }
         if serverConfiguration.allowNonLoopback { invocation.warn("--unsafe-listen: the bridge is reachable from other hosts, without TLS") }
 
@@ -392,11 +399,6 @@ enum TruAPIBridgeCommand {
                     invocation.warn("SIGHUP: \(ErrorMapping.report(error)?.message ?? "\(error)"); the theme stays as it was")
                 }
             }
-        }
-        invocation.interrupts.onInterrupt {
-            prompter?.close()
-            bridge.shutdown()
-            server.requestStop()
         }
         server.waitUntilStopped()
         hangup?.cancel()
