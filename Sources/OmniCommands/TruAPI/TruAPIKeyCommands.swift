@@ -28,7 +28,8 @@ enum TruAPIKeyCommands {
     static let messageHex = Option<String>("message-hex", valueName: "HEX", help: "The message as sign_raw's Bytes, in hex.", source: .content)
     static let messageFile = Option<InputFile>("message-file", valueName: "FILE", help: "The message as sign_raw's Bytes: the file's bytes; - reads stdin.")
     static let secretSources = TruAPISecretOptions.sources
-    static let secretRelation = Relation.exactlyOne(TruAPISecretOptions.session, TruAPISecretOptions.entropyFile, TruAPISecretOptions.mnemonicEnv)
+    // Not exactlyOne: OMNI_TRUAPI_SESSION may name the session (requiredSession says when none is given).
+    static let secretRelation = Relation.conflicting(TruAPISecretOptions.session, TruAPISecretOptions.entropyFile, TruAPISecretOptions.mnemonicEnv)
     static let messageRelation = Relation.exactlyOne(message, messageHex, messageFile)
     static let ss58Prefix = TruAPISessionCommands.ss58Prefix
 
