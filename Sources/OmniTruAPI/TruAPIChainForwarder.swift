@@ -27,6 +27,8 @@ public final class TruAPIChainForwarder: Sendable {
     private final class Follow: @unchecked Sendable {
         let connection: Int
         let requestID: String
+        /// Order of creation, so the oldest of a connection's unstarted intents can be let go.
+        var sequence = 0
         var genesis: [UInt8]?
         var withRuntime = false
         var alias: String?
@@ -45,6 +47,7 @@ public final class TruAPIChainForwarder: Sendable {
 
     private struct State {
         var follows: [String: Follow] = [:]
+        var nextSequence = 0
         var nextTransaction: UInt64 = 1
         var transactions: [UInt64: (genesis: [UInt8], operation: String)] = [:]
     }
@@ -59,6 +62,9 @@ public final class TruAPIChainForwarder: Sendable {
     }
 
     public func serves(genesis: [UInt8]) -> Bool { nodes[Hex.encode(genesis)] != nil }
+
+    /// Follows (started or only announced by a `_start` frame) the forwarder keeps, for tests and diagnostics.
+    var followCount: Int { state.withLock { $0.follows.count } }
 
     public func close() { nodes.values.forEach { $0.close() } }
 
@@ -80,14 +86,26 @@ public final class TruAPIChainForwarder: Sendable {
     /// Called synchronously when a follow's `_start` frame arrives, before its setup runs, so that a request in the
     /// next frame finds it.
     func prepareFollow(connection: Int, requestID: String) {
-        state.withLock { state in
-            let mine = state.follows.values.filter { $0.connection == connection }
-            if mine.count >= Self.maximumFollowsPerConnection, let oldest = mine.first(where: { $0.settled && $0.failure != nil }) {
-                state.follows.removeValue(forKey: Self.followKey(connection: oldest.connection, requestID: oldest.requestID))
-            }
+        let released: [CheckedContinuation<Void, Never>] = state.withLock { state in
             let key = Self.followKey(connection: connection, requestID: requestID)
-            if state.follows[key] == nil { state.follows[key] = Follow(connection: connection, requestID: requestID) }
+            guard state.follows[key] == nil else { return [] }
+            var released: [CheckedContinuation<Void, Never>] = []
+            // A product that starts follows whose payloads never decode must not grow this without bound: past the
+            // limit the oldest intent that never started is forgotten (a request naming it then fails).
+            let unstarted = state.follows.filter { $0.value.connection == connection && $0.value.genesis == nil }
+            if unstarted.count >= Self.maximumFollowsPerConnection, let oldest = unstarted.min(by: { $0.value.sequence < $1.value.sequence }) {
+                state.follows.removeValue(forKey: oldest.key)
+                oldest.value.failure = "too many follow subscriptions were started on this connection"
+                released = oldest.value.waiters
+                oldest.value.waiters = []
+            }
+            let follow = Follow(connection: connection, requestID: requestID)
+            follow.sequence = state.nextSequence
+            state.nextSequence += 1
+            state.follows[key] = follow
+            return released
         }
+        released.forEach { $0.resume() }
     }
 
     /// Forgets what a closed connection prepared but never started (its live follows end with their streams).

@@ -329,6 +329,36 @@ struct ChainForwardingTests {
         #expect(setup.requests("chainHead_v1_follow").count == 2)
     }
 
+    @Test("follow starts that never decode are bounded per connection and forgotten when it closes")
+    func malformedFollowStarts() async throws {
+        let setup = try Setup()
+        defer { setup.stop() }
+        try await offPool {
+            let product = try Product(setup.harness)
+            for index in 0..<100 {
+                // A start whose payload is not a RemoteChainHeadFollowRequest: announced, never started.
+                try product.client.send(TruAPIFrame(requestID: "bad:\(index)", discriminant: 76, payload: [0x07]).bytes)
+            }
+            let follow = try product.follow(setup.genesis)
+            guard case .variant("Initialized", _) = try product.item(follow) else {
+                Issue.record("the good follow did not initialise")
+                return
+            }
+            #expect(setup.harness.context.chainForwarder.followCount <= ChainForwardingTests.limit + 1)
+            product.close()
+        }
+        try await setup.harness.events.next(for: "connection_closed") { $0.name == "connection_closed" }
+        // The follow's own stream ends a moment after the connection: wait for it to let go.
+        let remaining = try await offPool { () -> Int in
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while setup.harness.context.chainForwarder.followCount > 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            return setup.harness.context.chainForwarder.followCount
+        }
+        #expect(remaining == 0)
+    }
+
+    static let limit = TruAPIChainForwarder.maximumFollowsPerConnection
+
     @Test("follow ids are scoped per connection; a product's stop unfollows at the node")
     func perConnection() async throws {
         let setup = try Setup()
