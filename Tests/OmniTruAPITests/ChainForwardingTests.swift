@@ -52,11 +52,20 @@ struct ChainForwardingTests {
 
         var violations: [JSONValue] { nodeEvents.filter { $0["event"]?.stringValue == "violation" } }
 
+        /// Starts the node and the bridge off the concurrency pool (the peer takes a moment to announce itself, and
+        /// the pool's threads answer every in-process bridge of the run).
+        static func start(policy: String = #"{"remote": {"chain_submit": "allow"}}"#) async throws -> Setup {
+            try await offPool { try Setup(policy: policy) }
+        }
+
         func stop() {
             harness.stop()
             node.stop()
             directory.remove()
         }
+
+        /// `stop` on a thread of its own: a deferred cleanup must not hold a pool thread while the bridge closes.
+        func stopInBackground() { Thread { self.stop() }.start() }
     }
 
     /// A product connection that keeps the frames it has not been asked for yet (responses and items interleave).
@@ -119,8 +128,8 @@ struct ChainForwardingTests {
 
     @Test("follow events become RemoteChainHeadFollowItems; header, body, storage, call, unpin, continue and stop reach the node")
     func followAndOperations() async throws {
-        let setup = try Setup()
-        defer { setup.stop() }
+        let setup = try await Setup.start()
+        defer { setup.stopInBackground() }
         try await offPool {
             let product = try Product(setup.harness)
             defer { product.close() }
@@ -192,8 +201,8 @@ struct ChainForwardingTests {
 
     @Test("a request right after the start waits for the follow's setup; an SDK's own id names the only follow; unknown ids and chains fail")
     func followIDs() async throws {
-        let setup = try Setup()
-        defer { setup.stop() }
+        let setup = try await Setup.start()
+        defer { setup.stopInBackground() }
         try await offPool {
             let product = try Product(setup.harness)
             defer { product.close() }
@@ -226,8 +235,8 @@ struct ChainForwardingTests {
 
     @Test("chainSpec: the genesis hash, the name, and the properties as the exact JSON text the node sent; feature_supported")
     func chainSpec() async throws {
-        let setup = try Setup()
-        defer { setup.stop() }
+        let setup = try await Setup.start()
+        defer { setup.stopInBackground() }
         try await offPool {
             let product = try Product(setup.harness)
             defer { product.close() }
@@ -243,8 +252,8 @@ struct ChainForwardingTests {
 
     @Test("transactions: broadcast needs chain_submit and answers the bridge's handle; stop, an operation already finished, unknown handles")
     func transactions() async throws {
-        let setup = try Setup()
-        defer { setup.stop() }
+        let setup = try await Setup.start()
+        defer { setup.stopInBackground() }
         try await offPool {
             let product = try Product(setup.harness)
             defer { product.close() }
@@ -262,8 +271,8 @@ struct ChainForwardingTests {
         #expect(setup.requests("transaction_v1_broadcast").first?["params"] == .array(["0x84010203"]))
         #expect(setup.requests("transaction_v1_stop").compactMap { $0["params"]?.arrayValue?.first?.stringValue } == ["tx-op-1", "tx-op-2"])
 
-        let denied = try Setup(policy: #"{"remote": {"chain_submit": "deny"}}"#)
-        defer { denied.stop() }
+        let denied = try await Setup.start(policy: #"{"remote": {"chain_submit": "deny"}}"#)
+        defer { denied.stopInBackground() }
         try await offPool {
             let product = try Product(denied.harness)
             defer { product.close() }
@@ -275,8 +284,8 @@ struct ChainForwardingTests {
 
     @Test("RPC errors answer HostFailure with the method and the node's error")
     func rpcErrors() async throws {
-        let setup = try Setup()
-        defer { setup.stop() }
+        let setup = try await Setup.start()
+        defer { setup.stopInBackground() }
         try await offPool {
             let product = try Product(setup.harness)
             defer { product.close() }
@@ -296,8 +305,8 @@ struct ChainForwardingTests {
 
     @Test("the node drops the connection once: the call fails, the follow gets Stop and ends, the bridge reconnects, a new follow works")
     func reconnect() async throws {
-        let setup = try Setup()
-        defer { setup.stop() }
+        let setup = try await Setup.start()
+        defer { setup.stopInBackground() }
         try await offPool {
             let product = try Product(setup.harness)
             defer { product.close() }
@@ -323,7 +332,7 @@ struct ChainForwardingTests {
             #expect(try product.call("chain_get_head_header", Self.headRequest(setup.genesis, again, setup.h1)).map { $0["header"] != .absent } == .success(true))
         }
         let events = setup.harness.events
-        try events.wait(for: "chain_disconnected") { $0.name == "chain_disconnected" }
+        try await events.next(for: "chain_disconnected") { $0.name == "chain_disconnected" }
         #expect(events.all.filter { $0.name == "chain_connected" }.map { $0["connection"] } == [.int(1), .int(2)])
         #expect(events.all.contains { $0.name == "chain_follow_ended" })
         #expect(setup.requests("chainHead_v1_follow").count == 2)
@@ -331,8 +340,8 @@ struct ChainForwardingTests {
 
     @Test("follow starts that never decode are bounded per connection and forgotten when it closes")
     func malformedFollowStarts() async throws {
-        let setup = try Setup()
-        defer { setup.stop() }
+        let setup = try await Setup.start()
+        defer { setup.stopInBackground() }
         try await offPool {
             let product = try Product(setup.harness)
             for index in 0..<100 {
@@ -361,8 +370,8 @@ struct ChainForwardingTests {
 
     @Test("follow ids are scoped per connection; a product's stop unfollows at the node")
     func perConnection() async throws {
-        let setup = try Setup()
-        defer { setup.stop() }
+        let setup = try await Setup.start()
+        defer { setup.stopInBackground() }
         try await offPool {
             let first = try Product(setup.harness), second = try Product(setup.harness)
             defer { first.close(); second.close() }
