@@ -16,7 +16,7 @@ func withContiguousBytes<C: Collection<UInt8>, R, E: Error>(
 
 /// Overwrites an array's bytes before it is released. Best effort: copies made earlier by the caller are not
 /// reached, but the buffers this layer creates for secrets are wiped.
-func wipe(_ bytes: inout [UInt8]) {
+public func wipe(_ bytes: inout [UInt8]) {
     bytes.withUnsafeMutableBytes { secureZero($0) }
 }
 

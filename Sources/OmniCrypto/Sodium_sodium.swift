@@ -57,11 +57,12 @@ func secureZero(_ buffer: UnsafeMutableRawBufferPointer) {
 }
 
 /// A fixed-size heap buffer for secret bytes that is zeroed when the last reference goes away.
-/// Key types hold one of these privately and never hand out the buffer itself.
-final class SecretBytes: @unchecked Sendable {
+/// Key types hold one of these privately and never hand out the buffer itself; other layers keep a session's
+/// secret (TrUAPI's BIP-39 entropy) in one instead of an array that copies freely.
+public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
     /// At least one byte is allocated so that the base address is never nil; `count` is the logical length.
     private let storage: UnsafeMutableRawBufferPointer
-    let count: Int
+    public let count: Int
 
     /// `count` zero bytes, to be filled through `withUnsafeMutableBytes`.
     init(count: Int) {
@@ -78,16 +79,38 @@ final class SecretBytes: @unchecked Sendable {
         }
     }
 
-    func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+    /// A copy of `bytes` (the caller wipes its own copy).
+    public convenience init(_ bytes: some Collection<UInt8>) {
+        self.init(count: bytes.count)
+        withContiguousBytes(bytes) { source in
+            if let base = source.baseAddress, source.count > 0 { storage.baseAddress!.copyMemory(from: base, byteCount: source.count) }
+        }
+    }
+
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(rebasing: storage[0..<count]))
     }
+
+    /// Calls `body` with a copy of the bytes in an array that is wiped when `body` returns.
+    public func withBytes<R, E: Error>(_ body: ([UInt8]) throws(E) -> R) throws(E) -> R {
+        var copy = bytes
+        defer { wipe(&copy) }
+        return try body(copy)
+    }
+
+    /// Constant-time equality with `other`'s bytes (lengths are not secret).
+    public func equals(_ other: some Collection<UInt8>) -> Bool {
+        withUnsafeBytes { ConstantTime.equals($0, other) }
+    }
+
+    public var description: String { "SecretBytes(\(count) bytes, <redacted>)" }
 
     func withUnsafeMutableBytes<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeMutableRawBufferPointer(rebasing: storage[0..<count]))
     }
 
-    /// A plain copy, for callers that explicitly ask for the secret (key export).
-    var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+    /// A plain copy, for callers that explicitly ask for the secret (key export, the session store).
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
     deinit {
         secureZero(storage)

@@ -67,6 +67,43 @@ public enum LocalFile {
         return stat(path, &info) == 0
     }
 
+    /// True when `path` is a directory (symbolic links followed).
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// The names in `directory` (without `.` and `..`), sorted.
+    public static func entries(of directory: String) -> Result<[String], Failure> {
+        guard let stream = opendir(directory) else { return .failure(failure(errno)) }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return .success(names.sorted())
+    }
+
+    /// Removes `path` and, for a directory, everything below it; symbolic links are removed, never followed.
+    /// Nil when it is gone (also when it never existed), else the first failure.
+    public static func removeTree(_ path: String) -> Failure? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return errno == ENOENT ? nil : failure(errno) }
+        if info.st_mode & S_IFMT == S_IFDIR {
+            switch entries(of: path) {
+            case .success(let names):
+                for name in names { if let problem = removeTree(path + "/" + name) { return problem } }
+            case .failure(let problem):
+                return problem
+            }
+            return rmdir(path) == 0 ? nil : failure(errno)
+        }
+        return unlink(path) == 0 ? nil : failure(errno)
+    }
+
     static func failure(_ code: Int32) -> Failure {
         switch code {
         case ENOENT, ENOTDIR: .notFound

@@ -108,10 +108,15 @@ public struct TruAPIBridgeEvent: Sendable, Equatable {
 
     // MARK: - Host
 
-    static func permission(_ subjects: [TruAPIPermissionSubject], granted: Bool, source: String) -> TruAPIBridgeEvent {
-        TruAPIBridgeEvent("permission", [("subjects", .array(subjects.map { .string($0.key) })), ("granted", .bool(granted)),
-                                         ("source", .string(source))],
-                          summary: "\(granted ? "granted" : "denied") \(subjects.map(\.description).joined(separator: ", ")) (\(source))")
+    /// A permission or confirmation decided; `card` is the request without its contents (kind, product, account,
+    /// payload size), never the payload.
+    static func permission(_ subjects: [TruAPIPermissionSubject], granted: Bool, source: String, card: [String]? = nil) -> TruAPIBridgeEvent {
+        var fields: [(String, JSONValue)] = [("subjects", .array(subjects.map { .string($0.key) })), ("granted", .bool(granted)),
+                                             ("source", .string(source))]
+        if let card { fields.append(("card", .array(card.map(JSONValue.string)))) }
+        return TruAPIBridgeEvent("permission", fields,
+                                 summary: "\(granted ? "granted" : "denied") \(subjects.map(\.description).joined(separator: ", ")) (\(source))"
+                                     + (card.map { ": " + $0.joined(separator: "; ") } ?? ""))
     }
 
     public static func notification(_ notification: TruAPINotification) -> TruAPIBridgeEvent {
@@ -150,6 +155,39 @@ public struct TruAPIBridgeEvent: Sendable, Equatable {
         TruAPIBridgeEvent("product_id_mismatch", [("method", .string(method)), ("requested", .string(requested)),
                                                   ("product_id", .string(product.value))],
                           summary: "\(method) names product \(requested), but this bridge serves \(product.value) (--product-id)")
+    }
+
+    // MARK: - Chains
+
+    private static func chain(_ genesis: [UInt8]) -> (String, JSONValue) { ("genesis_hash", .string("0x" + Hex.encode(genesis))) }
+    private static func short(_ genesis: [UInt8]) -> String { "0x" + Hex.encode(genesis.prefix(4)) + "…" }
+
+    static func chainConnected(genesis: [UInt8], url: String, connection: Int, attempt: Int) -> TruAPIBridgeEvent {
+        TruAPIBridgeEvent("chain_connected", [chain(genesis), ("url", .string(url)), ("connection", .int(connection)), ("attempt", .int(attempt))],
+                          summary: "chain \(short(genesis)): connected to \(url)" + (connection > 1 ? " again (connection \(connection))" : ""))
+    }
+
+    static func chainDisconnected(genesis: [UInt8], url: String, reason: String, retryIn: Double) -> TruAPIBridgeEvent {
+        TruAPIBridgeEvent("chain_disconnected", [chain(genesis), ("url", .string(url)), ("reason", .string(reason)),
+                                                 ("retry_in_ms", .int(Int(retryIn * 1000)))],
+                          summary: "chain \(short(genesis)): lost \(url) (\(reason)); reconnecting in \(Int(retryIn * 1000)) ms")
+    }
+
+    static func chainConnectFailed(genesis: [UInt8], url: String, attempt: Int, problem: String, retryIn: Double) -> TruAPIBridgeEvent {
+        TruAPIBridgeEvent("chain_connect_failed", [chain(genesis), ("url", .string(url)), ("attempt", .int(attempt)), ("error", .string(problem)),
+                                                   ("retry_in_ms", .int(Int(retryIn * 1000)))],
+                          summary: "chain \(short(genesis)): cannot connect to \(url) (attempt \(attempt)): \(problem); next attempt in \(Int(retryIn * 1000)) ms")
+    }
+
+    static func chainMessageDropped(genesis: [UInt8], reason: String) -> TruAPIBridgeEvent {
+        TruAPIBridgeEvent("chain_message_dropped", [chain(genesis), ("reason", .string(reason))],
+                          summary: "chain \(short(genesis)): dropped a message from the node: \(reason)")
+    }
+
+    static func chainFollowEnded(genesis: [UInt8], connection: Int, requestID: String, reason: String) -> TruAPIBridgeEvent {
+        TruAPIBridgeEvent("chain_follow_ended", [chain(genesis), ("connection", .int(connection)), ("request_id", .string(requestID)),
+                                                 ("reason", .string(reason))],
+                          summary: "connection \(connection): follow \(requestID) on chain \(short(genesis)) ended: \(reason)")
     }
 
     public static func themeChanged(_ theme: String) -> TruAPIBridgeEvent {

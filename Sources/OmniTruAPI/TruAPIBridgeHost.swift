@@ -50,13 +50,19 @@ public struct TruAPITheme: Sendable, Equatable, CustomStringConvertible {
 /// notification, log). One per bridge; each connection gets its own `TruAPIBridgeHost` over it.
 public final class TruAPIBridgeContext: Sendable {
     public let productID: TruAPIProductID
+    /// The dotNS suffixes product ids may end in (`--product-tld`), for the ids products send.
+    public let productSuffixes: [String]
+    /// The signing session, nil for a host without one (account calls answer NotConnected, signing Rejected).
+    public let session: TruAPISession?
     public let chains: TruAPIChainSet
+    /// The nodes chain methods are forwarded to (`--chain`, `--network`), by genesis.
+    public let chainForwarder: TruAPIChainForwarder
     public let state: TruAPIBridgeState
     public let permissions: TruAPIPermissionBroker
     /// Changed by SIGHUP (`--theme-file`); every open theme subscription sees the change.
     public let theme: TruAPICurrentValue
-    /// Disconnected: this host has no signing session (issue 14 adds one).
-    public let connectionStatus = TruAPICurrentValue(.unitVariant("Disconnected"))
+    /// Connected while the bridge has a signing session.
+    public let connectionStatus: TruAPICurrentValue
     /// `--preimages DIR`: files named by the lowercase hex of their blake2b-256 hash.
     public let preimagesDirectory: String?
 
@@ -77,13 +83,20 @@ public final class TruAPIBridgeContext: Sendable {
     /// Largest preimage served: the item must fit an 8 MiB frame with its envelope.
     static let maximumPreimageBytes = TruAPIFrame.maximumBytes - 1024
 
-    public init(productID: TruAPIProductID, chains: TruAPIChainSet, state: TruAPIBridgeState, permissions: TruAPIPermissionBroker,
+    public init(productID: TruAPIProductID, productSuffixes: [String] = TruAPIProductID.defaultSuffixes, session: TruAPISession? = nil,
+                chains: TruAPIChainSet, chainNodes: [(genesis: [UInt8], url: String)] = [], state: TruAPIBridgeState,
+                permissions: TruAPIPermissionBroker,
                 theme: TruAPITheme = TruAPITheme(dark: true), preimagesDirectory: String? = nil,
                 opener: (@Sendable (String) async -> String?)? = nil, notifier: (@Sendable (TruAPINotification) -> Void)? = nil,
                 clock: (@Sendable () -> UInt64)? = nil,
                 onEvent: @escaping @Sendable (TruAPIBridgeEvent) -> Void = { _ in }) {
         self.productID = productID
+        self.productSuffixes = productSuffixes
+        self.session = session
+        connectionStatus = TruAPICurrentValue(.unitVariant(session == nil ? "Disconnected" : "Connected"))
         self.chains = chains
+        chainForwarder = TruAPIChainForwarder(nodes: chainNodes.map { TruAPIChainNode(genesis: $0.genesis, url: $0.url, onEvent: onEvent) },
+                                              onEvent: onEvent)
         self.state = state
         self.permissions = permissions
         self.theme = TruAPICurrentValue(theme.value)
@@ -105,8 +118,10 @@ public final class TruAPIBridgeContext: Sendable {
         for notification in state.pendingNotifications { schedule(notification) }
     }
 
-    /// Cancels the notification timers (the notifications stay pending in the state for the next run).
+    /// Cancels the notification timers (the notifications stay pending in the state for the next run) and closes the
+    /// connections to chain nodes.
     public func close() {
+        chainForwarder.close()
         let timers = mutable.withLock { mutable in
             mutable.closed = true
             defer { mutable.timers = [:] }
@@ -206,8 +221,8 @@ public final class TruAPIBridgeContext: Sendable {
     }
 }
 
-/// The host of one bridge connection (reference §6 for a host without a signing session), over the bridge's shared
-/// context. Methods it does not handle itself get `TruAPIDefaultHost`'s answers.
+/// The host of one bridge connection (reference §6), over the bridge's shared context: with a session it is the
+/// signing host (`TruAPISigningHost`); methods it does not handle itself get `TruAPIDefaultHost`'s answers.
 public final class TruAPIBridgeHost: TruAPIHost {
     public let context: TruAPIBridgeContext
     public let connectionID: Int
@@ -225,6 +240,9 @@ public final class TruAPIBridgeHost: TruAPIHost {
         switch call.method.name {
         case "system_navigate_to":
             return await navigate(request["url"]?.stringValue ?? "")
+        case "system_feature_supported":
+            let genesis = request["genesis_hash"]?.bytesValue ?? []
+            return .success(.record(["supported": .bool(context.chains.serves(genesis: genesis) || context.chainForwarder.serves(genesis: genesis))]))
 
         case "permissions_request_device_permission":
             guard let wire = request.variantName,
@@ -284,6 +302,10 @@ public final class TruAPIBridgeHost: TruAPIHost {
         default:
             break
         }
+        if let answer = await TruAPISigningHost(context: context).respond(to: call) { return answer }
+        if let answer = await context.chainForwarder.respond(to: call, connection: connectionID, permissions: context.permissions) {
+            return answer
+        }
         return TruAPIDefaultHost.defaultAnswer(to: call, chains: context.chains)
     }
 
@@ -296,10 +318,18 @@ public final class TruAPIBridgeHost: TruAPIHost {
         case "preimage_lookup_subscribe":
             let value = context.preimage(for: call.request["key"]?.bytesValue ?? [])
             return .stream(truAPIOpenStream([.record(["value": .option(value.map(SCALEValue.bytes))])]))
+        case "chain_follow_head_subscribe":
+            return await context.chainForwarder.follow(connection: connectionID, requestID: call.requestID, request: call.request)
         default:
             return TruAPIDefaultHost.defaultSubscription(to: call)
         }
     }
+
+    public func prepareSubscription(requestID: String, method: TruAPIMethod) {
+        if method.name == "chain_follow_head_subscribe" { context.chainForwarder.prepareFollow(connection: connectionID, requestID: requestID) }
+    }
+
+    public func connectionClosed() { context.chainForwarder.forgetFollows(connection: connectionID) }
 
     private func storageAnswer(_ outcome: TruAPIStateOutcome) -> Result<SCALEValue, TruAPICallError> {
         switch outcome {

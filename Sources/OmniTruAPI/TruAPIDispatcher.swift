@@ -113,7 +113,8 @@ public final class TruAPIDispatcher: Sendable {
 
     /// The connection is gone: cancels every handler and subscription; nothing more is sent.
     public func close() {
-        let (tasks, pending, streams) = state.withLock { state in
+        let (tasks, pending, streams, wasClosed) = state.withLock { state in
+            let wasClosed = state.closed
             state.closed = true
             let tasks = Array(state.requests.values) + state.subscriptions.values.compactMap(\.task) + Array(state.draining.values)
             let pending = Array(state.hostRequests.values)
@@ -123,11 +124,12 @@ public final class TruAPIDispatcher: Sendable {
             state.draining = [:]
             state.hostRequests = [:]
             state.hostStreams = [:]
-            return (tasks, pending, streams)
+            return (tasks, pending, streams, wasClosed)
         }
         tasks.forEach { $0.cancel() }
         pending.forEach { $0.resume(returning: nil) }
         streams.forEach { $0.finish() }
+        if !wasClosed { host.connectionClosed() }
     }
 
     // MARK: - Requests
@@ -182,6 +184,8 @@ public final class TruAPIDispatcher: Sendable {
 
     private func startSubscription(_ frame: TruAPIFrame, bytes: [UInt8], method: TruAPIMethod) {
         let requestID = frame.requestID
+        guard !state.withLock({ $0.closed }) else { return }
+        host.prepareSubscription(requestID: requestID, method: method)
         state.withLock { locked in
             guard !locked.closed else { return }
             locked.generation += 1

@@ -41,10 +41,20 @@ public protocol TruAPIHost: Sendable {
     /// An item the product sent on a host-initiated stream (`h:N`, chat_custom_message_render), besides the
     /// stream returned by `TruAPIDispatcher.startHostSubscription`.
     func hostStreamItem(_ item: SCALEValue, requestID: String, method: TruAPIMethod) async
+
+    /// A subscription's `_start` frame arrived; called synchronously in arrival order, before its payload is
+    /// decoded and `subscribe` runs, so that requests in later frames can find what it will start (a chain follow
+    /// named by its request id).
+    func prepareSubscription(requestID: String, method: TruAPIMethod)
+
+    /// The connection is gone (after every handler and subscription was cancelled).
+    func connectionClosed()
 }
 
 extension TruAPIHost {
     public func hostStreamItem(_ item: SCALEValue, requestID: String, method: TruAPIMethod) async {}
+    public func prepareSubscription(requestID: String, method: TruAPIMethod) {}
+    public func connectionClosed() {}
 }
 
 /// A value subscribers see now and whenever it changes: connection status, theme. `stream()` yields the current

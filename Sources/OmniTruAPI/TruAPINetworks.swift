@@ -1,12 +1,17 @@
 import OmniCodec
 
 /// The network presets of the reference's headless host (`truapi-host-cli` SPEC §14.1, `well-known-chains.ts`):
-/// what `get_chain_info` and `feature_supported` answer from with `--network`. omni's own table; a test compares it
-/// with the shared `networks.json`. The RPC URLs are for the chain forwarding of a later issue and for documentation.
+/// what `get_chain_info` and `feature_supported` answer from with `--network`, and the nodes chain methods are
+/// forwarded to. omni's own table; a test compares it with the shared `networks.json`.
 public enum TruAPINetworks {
     public struct Preset: Sendable {
         public let name: String
         public let chains: [(role: TruAPIChainSet.Role, genesisHash: String, rpc: String)]
+
+        /// The preset's nodes, for chain forwarding.
+        public var nodes: [(genesis: [UInt8], url: String)] {
+            chains.map { ((try? Hex.decode($0.genesisHash, allowPrefix: true)) ?? [], $0.rpc) }
+        }
 
         public var chainSet: TruAPIChainSet {
             // Hex literals of this table; a typo would fail the comparison test.

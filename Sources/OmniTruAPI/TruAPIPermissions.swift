@@ -1,11 +1,35 @@
+/// What a person is shown before approving a request that carries data (a payload to sign): `details` is the
+/// decoded request, for the terminal prompt only; `card` is the same without the request's contents, safe for
+/// the log (`--auto-accept` prints it per approval).
+public struct TruAPIReview: Sendable, Equatable {
+    public var title: String
+    public var details: [String]
+    public var card: [String]
+
+    public init(title: String, details: [String], card: [String]) {
+        self.title = title
+        self.details = details
+        self.card = card
+    }
+}
+
 /// A question for the person running the bridge.
 public struct TruAPIPrompt: Sendable, Equatable {
     public let productID: TruAPIProductID
     /// What is asked for (several domains of one `Remote { domains }` request are asked together).
     public let subjects: [TruAPIPermissionSubject]
+    /// The decoded request, when there is one to judge.
+    public let review: TruAPIReview?
+
+    public init(productID: TruAPIProductID, subjects: [TruAPIPermissionSubject], review: TruAPIReview? = nil) {
+        self.productID = productID
+        self.subjects = subjects
+        self.review = review
+    }
 
     public var question: String {
-        "\(productID.value) asks for \(subjects.map(\.description).joined(separator: ", ")). Allow?"
+        if let review { return "\(productID.value) asks to \(review.title). Allow?" }
+        return "\(productID.value) asks for \(subjects.map(\.description).joined(separator: ", ")). Allow?"
     }
 }
 
@@ -19,7 +43,9 @@ public protocol TruAPIPrompter: Sendable {
 ///
 /// For each subject: `--deny-all` refuses; a policy `allow` or `deny` applies as written; a policy `prompt` takes
 /// the user's earlier answer stored in the state, else asks (with `--auto-accept`: yes, reported as an approval);
-/// a genuine answer is stored per product, no answer (no TTY, timeout) refuses and is not stored. A request
+/// a genuine answer is stored per product, no answer (no TTY, timeout) refuses and is not stored. A confirmation of
+/// one request (`remember: false`: a signature, as the reference's `confirmUserAction`) is asked every time and
+/// never stored. A request
 /// covering several subjects (`Remote { domains }`) is granted only when all are; the undecided ones share one
 /// prompt, and an empty list is refused.
 public final class TruAPIPermissionBroker: Sendable {
@@ -42,14 +68,18 @@ public final class TruAPIPermissionBroker: Sendable {
         self.onEvent = onEvent
     }
 
-    /// Whether every subject is granted. `mayPrompt` false checks without asking (navigation: a grant must exist).
-    public func resolve(_ subjects: [TruAPIPermissionSubject], mayPrompt: Bool = true) async -> Bool {
+    /// Whether every subject is granted. `mayPrompt` false checks without asking (navigation: a grant must exist);
+    /// `remember` false neither uses nor stores earlier answers (each signature is confirmed by itself); `review`
+    /// is what the prompt shows, and its card what an approval logs.
+    public func resolve(_ subjects: [TruAPIPermissionSubject], mayPrompt: Bool = true, remember: Bool = true,
+                        review: TruAPIReview? = nil) async -> Bool {
+        let card = review?.card
         guard !subjects.isEmpty else {
-            onEvent(.permission(subjects, granted: false, source: "empty_request"))
+            onEvent(.permission(subjects, granted: false, source: "empty_request", card: card))
             return false
         }
         if denyAll {
-            onEvent(.permission(subjects, granted: false, source: "deny_all"))
+            onEvent(.permission(subjects, granted: false, source: "deny_all", card: card))
             return false
         }
         var undecided: [TruAPIPermissionSubject] = []
@@ -59,38 +89,40 @@ public final class TruAPIPermissionBroker: Sendable {
             case .allow:
                 sources.insert("policy")
             case .deny:
-                onEvent(.permission(subjects, granted: false, source: "policy"))
+                onEvent(.permission(subjects, granted: false, source: "policy", card: card))
                 return false
             case .prompt:
-                switch state.decision(for: subject) {
+                switch remember ? state.decision(for: subject) : nil {
                 case true?: sources.insert("stored")
                 case false?:
-                    onEvent(.permission(subjects, granted: false, source: "stored"))
+                    onEvent(.permission(subjects, granted: false, source: "stored", card: card))
                     return false
                 case nil: undecided.append(subject)
                 }
             }
         }
         guard !undecided.isEmpty else {
-            onEvent(.permission(subjects, granted: true, source: sources.sorted().joined(separator: "+")))
+            onEvent(.permission(subjects, granted: true, source: sources.sorted().joined(separator: "+"), card: card))
             return true
         }
         if autoAccept {
-            onEvent(.permission(undecided, granted: true, source: "auto_accept"))
+            onEvent(.permission(undecided, granted: true, source: "auto_accept", card: card))
             return true
         }
         guard mayPrompt, let prompter else {
-            onEvent(.permission(undecided, granted: false, source: mayPrompt ? "no_prompt" : "not_granted"))
+            onEvent(.permission(undecided, granted: false, source: mayPrompt ? "no_prompt" : "not_granted", card: card))
             return false
         }
-        guard let answer = await prompter.ask(TruAPIPrompt(productID: productID, subjects: undecided)) else {
-            onEvent(.permission(undecided, granted: false, source: "no_answer"))
+        guard let answer = await prompter.ask(TruAPIPrompt(productID: productID, subjects: undecided, review: review)) else {
+            onEvent(.permission(undecided, granted: false, source: "no_answer", card: card))
             return false
         }
-        for subject in undecided {
-            if case .failed(let reason) = state.setDecision(answer, for: subject) { onEvent(.storageError(reason)) }
+        if remember {
+            for subject in undecided {
+                if case .failed(let reason) = state.setDecision(answer, for: subject) { onEvent(.storageError(reason)) }
+            }
         }
-        onEvent(.permission(undecided, granted: answer, source: "prompt"))
+        onEvent(.permission(undecided, granted: answer, source: "prompt", card: card))
         return answer
     }
 }

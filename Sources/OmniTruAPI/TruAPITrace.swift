@@ -84,7 +84,9 @@ public final class TruAPITrace: Sendable {
     static func isSecretField(_ name: String, _ value: JSONValue) -> Bool {
         let lower = name.lowercased()
         if lower.contains("secret") || lower.contains("signature") { return true }
-        if ["decryption_key", "entropy", "pre_output", "signed_transaction"].contains(lower) { return true }
+        // A signed transaction carries a signature (create_transaction's `transaction`, sign_payload's
+        // `signed_transaction`); entropy is the product's derived secret.
+        if ["decryption_key", "entropy", "pre_output", "signed_transaction", "transaction"].contains(lower) { return true }
         // A proof as bytes (ring-VRF, VRF); a StatementProof is an enum whose signature field is redacted itself.
         return lower == "proof" && value.stringValue != nil
     }

@@ -75,6 +75,8 @@ struct BridgeIdentityTests {
                 #expect(chain["genesis"]?.stringValue == mine.genesisHash, "\(name) \(role)")
                 #expect(chain["rpc"]?.stringValue == mine.rpc, "\(name) \(role)")
                 #expect(ours.chainSet.genesis(of: mine.role) == hexBytes(mine.genesisHash))
+                // --network forwards chain methods to the preset's node of each genesis.
+                #expect(ours.nodes.contains { $0.genesis == hexBytes(mine.genesisHash) && $0.url == mine.rpc }, "\(name) \(role)")
             }
         }
     }

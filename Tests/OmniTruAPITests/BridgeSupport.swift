@@ -86,14 +86,15 @@ final class BridgeHarness: @unchecked Sendable {
 
     init(product: String = "myapp.dot", chains: TruAPIChainSet = .empty, policy: TruAPIPolicy = .promptEverything,
          prompter: (any TruAPIPrompter)? = nil, token: String? = TruAPIBridge.makeToken(), trace: TruAPITrace? = nil,
-         state: TruAPIBridgeState = .ephemeral(), configure: (inout TruAPIBridgeConfiguration) -> Void = { _ in }) throws {
+         state: TruAPIBridgeState = .ephemeral(), session: TruAPISession? = nil, chainNodes: [(genesis: [UInt8], url: String)] = [],
+         autoAccept: Bool = false, denyAll: Bool = false, configure: (inout TruAPIBridgeConfiguration) -> Void = { _ in }) throws {
         self.token = token
         let events = events
         let productID = try TruAPIProductID(product)
-        let broker = TruAPIPermissionBroker(productID: productID, policy: policy, state: state, prompter: prompter,
-                                            onEvent: { events.record($0) })
-        let context = TruAPIBridgeContext(productID: productID, chains: chains, state: state, permissions: broker,
-                                          onEvent: { events.record($0) })
+        let broker = TruAPIPermissionBroker(productID: productID, policy: policy, state: state, prompter: prompter, autoAccept: autoAccept,
+                                            denyAll: denyAll, onEvent: { events.record($0) })
+        let context = TruAPIBridgeContext(productID: productID, session: session, chains: chains, chainNodes: chainNodes, state: state,
+                                          permissions: broker, onEvent: { events.record($0) })
         self.context = context
         var configuration = TruAPIBridgeConfiguration()
         configuration.token = token

@@ -32,6 +32,22 @@ extension JSONValue {
         return value
     }
 
+    /// Parses one document as `parse` does and also returns the exact text of each member of the top-level object
+    /// (empty when the document is no object): what a relay forwards without re-serialising, e.g. a JSON-RPC
+    /// result whose spacing and key order must reach its reader unchanged.
+    public static func parseKeepingMemberText(_ bytes: [UInt8], limits: JSONLimits = .default) throws(CodecError)
+        -> (value: JSONValue, memberText: [String: String])
+    {
+        guard bytes.count <= limits.maxBytes else {
+            throw CodecError(.limitExceeded, format: "JSON", "document of \(bytes.count) bytes exceeds \(limits.maxBytes)")
+        }
+        var parser = JSONParser(bytes: bytes, limits: limits)
+        parser.recordsMembers = true
+        let value = try parser.parseDocument()
+        // The document is valid UTF-8 (checked by the parser), so each member's text is too.
+        return (value, parser.memberRanges.mapValues { String(decoding: bytes[$0], as: UTF8.self) })
+    }
+
     /// Parses JSON Lines: one document per non-empty line. Errors name the line.
     public static func parseLines(_ text: String, limits: JSONLimits = .default) throws(CodecError) -> [JSONValue] {
         var values: [JSONValue] = []
@@ -58,6 +74,9 @@ struct JSONParser {
     var depth = 0
     /// Path components of the container being parsed, for error messages.
     var path: [String] = []
+    /// With `recordsMembers`, the byte range of each top-level object member's value.
+    var recordsMembers = false
+    var memberRanges: [String: Range<Int>] = [:]
 
     init(bytes: [UInt8], limits: JSONLimits) {
         self.bytes = bytes
@@ -151,7 +170,9 @@ struct JSONParser {
             index += 1
             skipWhitespace()
             path.append("." + key)
+            let valueStart = index
             let value = try parseValue()
+            if recordsMembers, depth == 1 { memberRanges[key] = valueStart..<index }
             path.removeLast()
             object.append(key, value)
             skipWhitespace()

@@ -6,6 +6,6 @@ public enum ProgramGlobals {
     public static var options: [any OptionDeclaration] { [ICIdentitySelection.identity] }
 
     public static var completers: [String: @Sendable (Invocation) throws -> [String]] {
-        ["identities": { try ICIdentitySelection.names($0) }]
+        ["identities": { try ICIdentitySelection.names($0) }, "truapi-sessions": { try TruAPISecretOptions.names($0) }]
     }
 }

@@ -73,6 +73,33 @@ struct ChainRoleAssignment: ArgumentValue {
     var argumentText: String { role.rawValue + "=0x" + Hex.encode(genesis) }
 }
 
+/// `--chain GENESIS=ws(s)://HOST[:PORT][/PATH]`: the node chain methods for that genesis are forwarded to.
+struct ChainEndpoint: ArgumentValue {
+    let genesis: [UInt8]
+    let url: String
+
+    init?(argument: String) {
+        guard Self.problem(with: argument) == nil, let equals = argument.firstIndex(of: "="),
+              let genesis = try? Hex.decode(argument[..<equals], allowPrefix: true) else { return nil }
+        self.genesis = genesis
+        url = String(argument[argument.index(after: equals)...])
+    }
+
+    static var expectation: String { "GENESIS=ws://HOST:PORT or GENESIS=wss://…: a 32-byte genesis hash in hex, then the node's WebSocket URL" }
+    static var isData: Bool { true }
+
+    static func problem(with text: String) -> String? {
+        guard let equals = text.firstIndex(of: "=") else { return "expected " + expectation }
+        guard let genesis = try? Hex.decode(text[..<equals], allowPrefix: true) else { return "the genesis hash is not hex" }
+        guard genesis.count == 32 else { return "the genesis hash has \(genesis.count) bytes, not 32" }
+        let url = text[text.index(after: equals)...].lowercased()
+        guard url.hasPrefix("ws://") || url.hasPrefix("wss://"), url.count > 6 else { return "the node URL must start with ws:// or wss://" }
+        return nil
+    }
+
+    var argumentText: String { "0x" + Hex.encode(genesis) + "=" + url }
+}
+
 extension TruAPITheme: ArgumentValue {
     public init?(argument: String) { self.init(argument) }
     public static var expectation: String { TruAPITheme.spellings }
@@ -132,9 +159,13 @@ enum TruAPIBridgeCommand {
                                         absentMeans: "no chains", completion: .values(TruAPINetworks.presets.map(\.name)), group: "Product")
     static let chainRole = RepeatedOption<ChainRoleAssignment>("chain-role", valueName: "ROLE=GENESIS",
                                                                 help: "A chain of the network (adds to or replaces the preset's).", group: "Product")
+    static let chain = RepeatedOption<ChainEndpoint>("chain", valueName: "GENESIS=URL",
+                                                     help: "Forward chain methods for this genesis to a JSON-RPC v2 node (ws:// or wss://; adds to or replaces the preset's).",
+                                                     group: "Product")
     // State
     static let stateDir = Option<String>("state-dir", valueName: "DIR", help: "Where local storage, permission decisions and notifications are kept.",
-                                         absentMeans: "$XDG_STATE_HOME/omni/truapi/PRODUCT", completion: .directory, group: "State")
+                                         absentMeans: "$XDG_STATE_HOME/omni/truapi/PRODUCT, or with --session …/truapi/sessions/NAME/products/PRODUCT",
+                                         completion: .directory, group: "State")
     static let ephemeral = Flag("ephemeral", help: "Keep the state in memory only.", group: "State")
     static let storageQuota = DefaultedOption<ByteCount>("storage-quota", valueName: "SIZE",
                                                          help: "Bytes of product local storage; writes beyond answer Full.",
@@ -159,7 +190,7 @@ enum TruAPIBridgeCommand {
     static let notify = Flag("notify", help: "Also show notifications with notify-send.", group: "Host")
 
     static let command = Command(
-        "bridge", abstract: "Be the host of a TrUAPI product: a local WebSocket bridge without a signing session.",
+        "bridge", abstract: "Be the host of a TrUAPI product: a local WebSocket bridge, a signing host with a session.",
         discussion: """
             Listens on ws://127.0.0.1:PORT/?t=TOKEN as the iOS host does: the token is 64 hex digits from the system's \
             random generator, checked on the upgrade request (HTTP 401 "invalid token" otherwise); every binary message \
@@ -168,9 +199,16 @@ enum TruAPIBridgeCommand {
             once 4096 frames wait for it, and Close 1000 "bridge closing" ends each connection on SIGINT or SIGTERM \
             (exit 130 or 143).
             
-            Every method is answered as the reference host without a session answers it: account and signing calls \
-            say NotConnected or Rejected, chat, statement store, ring-VRF and coin payments are Unsupported, payments \
-            give their typed refusals. Device and remote permissions follow --policy (allow, deny or prompt per \
+            With a signing session (--session NAME, or --entropy-file / --mnemonic-env for this run only; see 'omni \
+            truapi session') the bridge is a signing host: get_account answers the product's sr25519 accounts, \
+            entropy_derive its entropy, and sign_raw, sign_payload (v4), create_transaction (V4), their legacy-account \
+            variants and sign_vrf sign once the product has the chain_submit permission and the person confirms that \
+            one request (a terminal prompt shows the decoded payload; --auto-accept approves and prints a card without \
+            the contents; no terminal refuses). Without a session, account calls say NotConnected and signing \
+            Rejected. Chat, statement store, ring-VRF and coin payments are Unsupported, payments give their typed \
+            refusals. Chain methods (chainHead follow and its operations, chainSpec, transaction broadcast) are \
+            forwarded as JSON-RPC v2 to the node of --chain GENESIS=URL or of the --network preset, reconnecting with \
+            backoff when the node drops. Device and remote permissions follow --policy (allow, deny or prompt per \
             permission, domain, identity disclosure, account access and confirmation kind; see 'omni help \
             truapi-policy'); a prompt asks on the terminal and remembers the answer per product, and without a \
             terminal it refuses. http(s) navigation needs a remote permission for its host; mailto:, tel:, polkadot: \
@@ -183,10 +221,11 @@ enum TruAPIBridgeCommand {
             subscribe'; record with --trace-frames and check with 'omni truapi replay'.
             """,
         options: [listen, unsafeListen, token, allowOrigin, maxConnections, idleTimeout, closeTimeout, readyFile, traceFrames, sendHandshake,
-                  productID, productTLD, network, chainRole, stateDir, ephemeral, storageQuota, policy, autoAccept, denyAll, promptTimeout,
-                  theme, themeFile, preimages, opener, notify],
+                  productID, productTLD, network, chainRole, chain, TruAPISecretOptions.session, TruAPISecretOptions.entropyFile,
+                  TruAPISecretOptions.mnemonicEnv, TruAPISecretOptions.liteUsername, TruAPISecretOptions.fullUsername,
+                  stateDir, ephemeral, storageQuota, policy, autoAccept, denyAll, promptTimeout, theme, themeFile, preimages, opener, notify],
         relations: [.conflicting(stateDir, ephemeral), .conflicting(autoAccept, denyAll), .conflicting(policy, denyAll),
-                    .conflicting(theme, themeFile)],
+                    .conflicting(theme, themeFile), .conflicting(TruAPISecretOptions.entropyFile, TruAPISecretOptions.mnemonicEnv)],
         examples: [
             Example("omni truapi bridge --product-id myapp.dot --network paseo-next-v2 --output jsonl",
                     "Serve myapp.dot on a free port; the first line has the URL with the token."),
@@ -194,6 +233,11 @@ enum TruAPIBridgeCommand {
                     "A throw-away host for a dev server that says yes to every prompt."),
             Example("omni truapi bridge --product-id myapp.dot --policy policy.json --trace-frames trace.jsonl --output jsonl",
                     "Decide permissions from a file and record the session for 'omni truapi replay'."),
+            Example("omni truapi bridge --product-id myapp.dot --session alice --network paseo-next-v2",
+                    "Sign as the stored session alice; chain methods go to the preset's nodes."),
+            Example("omni truapi bridge --product-id localhost:3000 --entropy-file dev.hex --auto-accept --chain "
+                    + "0x89a63b11fef2c0273fc72c0d864da0793a665dade5db153e0cab995348c5440f=ws://127.0.0.1:9944",
+                    "A development signing host with a local node."),
         ],
         streaming: .always
     ) { invocation in
@@ -208,8 +252,14 @@ enum TruAPIBridgeCommand {
             return suffix
         }
         let product = try TruAPIProductID(try invocation.value(productID), suffixes: suffixes.isEmpty ? TruAPIProductID.defaultSuffixes : suffixes)
-        let chains = try TruAPINetworks.chainSet(network: try invocation.value(network),
-                                                 roles: try invocation.value(chainRole).map { ($0.role, $0.genesis) })
+        let networkName = try invocation.value(network)
+        let chains = try TruAPINetworks.chainSet(network: networkName, roles: try invocation.value(chainRole).map { ($0.role, $0.genesis) })
+        var nodes: [(genesis: [UInt8], url: String)] = networkName.flatMap(TruAPINetworks.preset(named:))?.nodes ?? []
+        for endpoint in try invocation.value(chain) {
+            nodes.removeAll { $0.genesis == endpoint.genesis }
+            nodes.append((endpoint.genesis, endpoint.url))
+        }
+        let session = try TruAPISecretOptions.session(invocation, usernames: true)
         let limit = try invocation.value(maxConnections)
         guard (1...1024).contains(limit) else {
             throw CLIError.usage("--max-connections must be from 1 to 1024", commandPath: invocation.commandPath)
@@ -222,6 +272,7 @@ enum TruAPIBridgeCommand {
             state = .ephemeral(quota: quota)
         } else {
             let directory = try invocation.value(stateDir).map(Paths.expandingTilde)
+                ?? session?.name.map { TruAPISecretOptions.store(invocation).stateDirectory($0, product: product) }
                 ?? Directories(environment: invocation.environment).state + "/truapi/" + product.value
             state = try TruAPIBridgeState.open(directory: directory, quota: quota)
         }
@@ -262,8 +313,10 @@ enum TruAPIBridgeCommand {
         let emit: @Sendable (TruAPIBridgeEvent) -> Void = { event in
             invocation.emitItem(TruAPIEventLine(event))
             if event.name == "permission", event["source"]?.stringValue == "auto_accept" {
-                // Only what was approved, never request contents.
-                invocation.warn("auto-accepted for \(product.value): " + (event["subjects"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ", "))
+                // Only what was approved (the card: kind, product, account, size), never request contents.
+                let subjects = (event["subjects"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ", ")
+                let card = (event["card"]?.arrayValue ?? []).compactMap(\.stringValue)
+                invocation.warn("auto-accepted for \(product.value): " + subjects + card.map { "\n  " + $0 }.joined())
             }
         }
         let broker = TruAPIPermissionBroker(productID: product, policy: rules, state: state, prompter: prompter, autoAccept: accept,
@@ -279,7 +332,8 @@ enum TruAPIBridgeCommand {
             { @Sendable url in await TruAPIHelperProcess.run(words + [url], timeout: 10) }
         }
         let context = TruAPIBridgeContext(
-            productID: product, chains: chains, state: state, permissions: broker, theme: initialTheme, preimagesDirectory: preimageDirectory,
+            productID: product, productSuffixes: suffixes.isEmpty ? TruAPIProductID.defaultSuffixes : suffixes, session: session,
+            chains: chains, chainNodes: nodes, state: state, permissions: broker, theme: initialTheme, preimagesDirectory: preimageDirectory,
             opener: openURL, notifier: notifications ? showNotification : nil,
             onEvent: emit)
 
@@ -312,7 +366,8 @@ enum TruAPIBridgeCommand {
             throw CLIError.usage("\(error.message); add --unsafe-listen to serve other hosts (the bridge has no TLS)",
                                  commandPath: invocation.commandPath)
         }
-        // Before the ready line: a signal right after it must still end the output as one document.
+        // Before the ready line: a script that signals as soon as it reads it must get the clean shutdown and one
+        // complete JSON document.
         invocation.interrupts.onInterrupt {
             prompter?.close()
             bridge.shutdown()
@@ -329,10 +384,14 @@ enum TruAPIBridgeCommand {
         ready.append("product_id", .string(product.value))
         ready.append("network", chains.network.isEmpty ? .null : .string(chains.network))
         ready.append("state_dir", state.directory.map(JSONValue.string) ?? .null)
+        ready.append("session", session.map { .string($0.name ?? "(this run only)") } ?? .null)
+        ready.append("chains", .array(nodes.map { .object(["genesis_hash": .string("0x" + Hex.encode($0.genesis)),
+                                                           "url": .string(TruAPIChainNode.redacted($0.url))]) }))
         if let file = try invocation.value(readyFile) {
             try invocation.write(JSONValue.object(ready).serialized() + "\n", to: file, label: "--ready-file", mode: 0o600)
         }
-        invocation.emitItem(TruAPIEventLine(json: .object(ready), summary: "TrUAPI bridge for \(product.value) listening on \(url)"))
+        let signer = session.map { " as \($0.name.map { "session " + $0 } ?? "a session for this run")" } ?? " (no signing session)"
+        invocation.emitItem(TruAPIEventLine(json: .object(ready), summary: "TrUAPI bridge for \(product.value)\(signer) listening on \(url)"))
         context.resumePendingNotifications()
 
         let hangup = themeSource.map { file in

@@ -49,6 +49,11 @@ final class TerminalPrompter: TruAPIPrompter, @unchecked Sendable {
     func close() { state.withLock { $0.closed = true } }
 
     private func askNow(_ prompt: TruAPIPrompt) -> Bool? {
+        // The card: what is asked, then the decoded request (sanitised by warn: a payload cannot drive the terminal).
+        if let review = prompt.review {
+            invocation.warn("── \(prompt.productID.value): \(review.title) " + String(repeating: "─", count: max(4, 60 - review.title.count)))
+            for line in review.details { invocation.warn("   " + line) }
+        }
         invocation.warn(prompt.question + " [y/N]")
         guard let line = readLine(timeout: timeout) else {
             invocation.warn("no answer: refused")

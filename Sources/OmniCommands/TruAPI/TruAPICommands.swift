@@ -10,14 +10,15 @@ public enum TruAPICommands {
             discussion: """
                 A TrUAPI product (a web app built on @parity/truapi) talks to its host in SCALE frames: a request id, \
                 a one-byte wire id naming the method and the frame kind, then the payload. omni speaks protocol \
-                \(TruAPITypes.protocolVersion) (truapi 229bb23): 'bridge' is a host for products on a local WebSocket, \
-                'call', 'subscribe' and 'replay' drive a bridge from scripts, 'methods' lists the 69 methods, 'frame \
+                \(TruAPITypes.protocolVersion) (truapi 229bb23): 'bridge' is a host for products on a local WebSocket (a \
+                signing host with a 'session'), 'key' derives and signs offline as it does, 'call', 'subscribe' and \
+                'replay' drive a bridge from scripts, 'methods' lists the 69 methods, 'frame \
                 decode' and 'frame encode' turn frames into JSON and back (the mapping is in 'omni help truapi-json').
                 """,
             section: "Polkadot"
         ) {
-            [TruAPIBridgeCommand.command, TruAPICallCommand.command, TruAPISubscribeCommand.command, TruAPIReplayCommand.command,
-             TruAPIMethodsCommand.command, frameGroup]
+            [TruAPIBridgeCommand.command, TruAPISessionCommands.group, TruAPIKeyCommands.group, TruAPICallCommand.command,
+             TruAPISubscribeCommand.command, TruAPIReplayCommand.command, TruAPIMethodsCommand.command, frameGroup]
         }
     }
 
@@ -116,7 +117,10 @@ public enum TruAPICommands {
 
             "allow" and "deny" apply as written, every time. "prompt" asks on the terminal (stderr, answered on
             stdin with y or n) and the answer is remembered for the product in the state directory, so it is
-            asked once; delete permissions.json there to forget. Without a terminal, after --prompt-timeout, or
+            asked once; delete permissions.json there to forget. Confirmations of one request (sign_raw,
+            sign_payload, create_transaction, sign_vrf) are the exception: each request is asked about by
+            itself, with its decoded payload shown, and nothing is remembered. Signing also needs the remote
+            permission chain_submit (asked once), as the reference host checks it first. Without a terminal, after --prompt-timeout, or
             with more than 16 questions waiting, a prompt refuses and nothing is remembered. --auto-accept answers
             every prompt yes (a line per approval on stderr, without request contents); --deny-all refuses
             everything. A request for several domains is granted only when each is; the undecided ones are asked
