@@ -74,7 +74,12 @@ public final class ICAgent: Sendable {
     private let transport: any ICTransport
     private let cancellation: HTTPCancellation?
     private let onEvent: @Sendable (ICAgentEvent) -> Void
-    private let state = Mutex(MutableState())
+    /// Shared by the agents `signing(as:)` makes, so what one learns (clock, subnets, endpoints) serves them all.
+    private let shared: SharedState
+
+    private final class SharedState: Sendable {
+        let state = Mutex(MutableState())
+    }
 
     private struct MutableState {
         /// Replica clock minus ours, in nanoseconds.
@@ -95,10 +100,26 @@ public final class ICAgent: Sendable {
         self.transport = transport ?? HTTPClientTransport(client: HTTPClient(configuration: .init(userAgent: "omni")),
                                                           cancellation: cancellation)
         self.onEvent = onEvent
+        self.shared = SharedState()
+    }
+
+    private init(sharing agent: ICAgent, identity: ICIdentity) {
+        configuration = agent.configuration
+        self.identity = identity
+        transport = agent.transport
+        cancellation = agent.cancellation
+        onEvent = agent.onEvent
+        shared = agent.shared
+    }
+
+    /// An agent that signs as `identity` and otherwise is this one: the same network, root key, settings, transport
+    /// and cancellation, and the same knowledge of the network's clock, subnets and endpoints (shared, not copied).
+    public func signing(as identity: ICIdentity) -> ICAgent {
+        ICAgent(sharing: self, identity: identity)
     }
 
     /// The clock skew currently applied to ingress expiries (replica − local, ns).
-    public var clockSkew: Int64 { state.withLock { $0.clockSkew } }
+    public var clockSkew: Int64 { shared.state.withLock { $0.clockSkew } }
 
     // MARK: - Status and root keys
 
@@ -183,7 +204,7 @@ public final class ICAgent: Sendable {
     /// With verification off (`--unsafe`) nothing is checked and nothing is written to the disk cache.
     public func subnetInfo(serving canister: Principal, refresh: Bool = false) throws -> (info: SubnetInfo, fromCache: Bool) {
         if !refresh {
-            if let known = state.withLock({ $0.subnets.first { $0.serves(canister) } }) { return (known, false) }
+            if let known = shared.state.withLock({ $0.subnets.first { $0.serves(canister) } }) { return (known, false) }
             if let cached = configuration.nodeKeyCache?.load(serving: canister, rootKey: configuration.rootKey) {
                 remember(cached)
                 onEvent(.nodeKeysFromCache(subnet: cached.subnetID))
@@ -209,7 +230,7 @@ public final class ICAgent: Sendable {
     }
 
     private func remember(_ info: SubnetInfo) {
-        state.withLock { state in
+        shared.state.withLock { state in
             state.subnets.removeAll { $0.subnetID == info.subnetID }
             state.subnets.append(info)
         }
@@ -311,7 +332,7 @@ public final class ICAgent: Sendable {
             throw ICError.verification(.time, "the replica refused the call's ingress expiry (\(refusal.error.message)), but "
                                        + stillValid + "; check it with " + check)
         }
-        state.withLock { $0.clockSkew = skew }
+        shared.state.withLock { $0.clockSkew = skew }
         onEvent(.clockSkewCorrected(nanoseconds: skew, source: configuration.verifies ? .certifiedTime : .replicaHint))
         return try submitCall(signing, ecid: ecid, statusSigning: statusSigning, wait: wait, afterRefusal: true)
     }
@@ -512,7 +533,7 @@ public final class ICAgent: Sendable {
     /// `freshnessTolerance` is an error about the local clock; a read is signed again once with the hint; a call
     /// throws `ExpiryRefusal` for `submitCall` to resolve. Returns 200 and 202 answers; refusals throw.
     private func post(_ operation: Operation, route: Route, versions: [Int], signing: Signing) throws -> Sent {
-        let known = state.withLock { $0.unavailable }
+        let known = shared.state.withLock { $0.unavailable }
         var candidates = versions.filter { !known.contains(endpointName(operation, route, $0)) }
         if candidates.isEmpty { candidates = versions.suffix(1) }
         var index = 0
@@ -526,7 +547,7 @@ public final class ICAgent: Sendable {
                 totalTimeout: configuration.requestTimeout, maxResponseBytes: configuration.maxResponseBytes))
             if response.status == 404, index + 1 < candidates.count {
                 let name = endpointName(operation, route, version)
-                state.withLock { _ = $0.unavailable.insert(name) }
+                shared.state.withLock { _ = $0.unavailable.insert(name) }
                 onEvent(.endpointFallback(from: name, to: endpointName(operation, route, candidates[index + 1])))
                 index += 1
                 continue
@@ -545,7 +566,7 @@ public final class ICAgent: Sendable {
                 }
                 if !signedAgain {
                     signedAgain = true
-                    state.withLock { $0.clockSkew = hinted }
+                    shared.state.withLock { $0.clockSkew = hinted }
                     onEvent(.clockSkewCorrected(nanoseconds: hinted, source: .replicaHint))
                     (request, body) = try prepare(signing)
                     continue
@@ -594,7 +615,7 @@ public final class ICAgent: Sendable {
                                               freshness: .now(tolerance: configuration.freshnessTolerance))
         // Certified time is the replica's clock (a few seconds behind): keep the expiry estimate current.
         let skew = ClockSkew.skew(replicaTime: verified.time, localNow: IngressExpiry.currentTime())
-        state.withLock { $0.clockSkew = skew }
+        shared.state.withLock { $0.clockSkew = skew }
         return verified
     }
 

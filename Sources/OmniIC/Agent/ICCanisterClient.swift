@@ -1,0 +1,124 @@
+import OmniCandid
+
+/// Who signs a request: a key identity, or a delegated session (which signs through its delegation chain).
+public protocol ICSigner: Sendable {
+    /// The identity whose key signs and whose principal is the sender.
+    var signingIdentity: ICIdentity { get }
+}
+
+extension ICIdentity: ICSigner {
+    public var signingIdentity: ICIdentity { self }
+}
+
+extension DelegatedSession: ICSigner {
+    public var signingIdentity: ICIdentity { ICIdentity(session: self) }
+}
+
+/// Routing and delegation choices for one request of an `ICCanisterClient`.
+public struct ICRequestOptions: Sendable, Equatable {
+    /// For `aaaaa-aa`: the canister whose subnet the request goes to; nil takes it from the argument's
+    /// `canister_id` (see `ICAgent.effectiveCanisterID`). Any other canister is its own effective id.
+    public var effectiveCanisterID: Principal?
+    /// A canister the signer's delegation must list among its targets. It is checked, with the session's expiry,
+    /// before anything is signed, so a session issued for other canisters fails here with its targets named
+    /// instead of at the replica. The canister called is always checked; this adds one more, such as the
+    /// canister a management call is about. Ignored for signers that are not delegated sessions.
+    public var delegationTarget: Principal?
+
+    public init(effectiveCanisterID: Principal? = nil, delegationTarget: Principal? = nil) {
+        self.effectiveCanisterID = effectiveCanisterID
+        self.delegationTarget = delegationTarget
+    }
+}
+
+/// How a canister answered a query or an update call.
+public enum ICCanisterAnswer: Sendable, Equatable {
+    /// The reply's Candid bytes: from a verified certificate (calls) or node-signed and verified (queries).
+    case replied([UInt8])
+    /// Certified by consensus when `reject.certified` (calls); node-signed for queries; `certified` false for a
+    /// call the replica refused before consensus (its message is the replica's word only).
+    case rejected(Reject)
+    /// The call completed, but its reply is no longer available.
+    case done
+}
+
+/// What became of a one-way call.
+public enum ICSubmission: Sendable, Equatable {
+    case accepted(RequestID)
+    case rejected(Reject)
+}
+
+/// One canister seen through a verified `ICAgent`: the calls typed bindings make.
+///
+/// Every answer is verified as `ICAgent` verifies it; an agent with verification off (the CLI's `--unsafe`) is
+/// refused, so nothing built on this client can return an unverified reply. Queries are signed by the agent's own
+/// identity unless a signer is given; update calls always name their signer.
+public struct ICCanisterClient: Sendable {
+    public let agent: ICAgent
+    public let canister: Principal
+
+    public init(agent: ICAgent, canister: Principal) throws(ICError) {
+        guard agent.configuration.verifies else {
+            throw ICError(.configuration, "a canister client verifies every answer; this agent has verification turned off")
+        }
+        self.agent = agent
+        self.canister = canister
+    }
+
+    /// A verified query (also for composite queries).
+    public func query(_ method: String, arg: [UInt8], signer: (any ICSigner)? = nil,
+                      options: ICRequestOptions = ICRequestOptions()) throws -> ICCanisterAnswer {
+        let agent = try self.agent(for: signer, options: options)
+        let result = try agent.query(canister: canister, method: method, arg: arg, effectiveCanister: options.effectiveCanisterID)
+        switch result.outcome {
+        case .replied(let bytes): return .replied(bytes)
+        case .rejected(let reject): return .rejected(reject)
+        }
+    }
+
+    /// An update call, waited for until its certified outcome.
+    public func call(_ method: String, arg: [UInt8], signer: any ICSigner,
+                     options: ICRequestOptions = ICRequestOptions()) throws -> ICCanisterAnswer {
+        let agent = try self.agent(for: signer, options: options)
+        let result = try agent.call(canister: canister, method: method, arg: arg, effectiveCanister: options.effectiveCanisterID)
+        switch result.outcome {
+        case .replied(let bytes): return .replied(bytes)
+        case .rejected(let reject): return .rejected(reject)
+        case .done: return .done
+        case .accepted:
+            throw ICError(.internalFailure, "call \(result.requestID) was accepted but not followed to its outcome")
+        }
+    }
+
+    /// A one-way call: submitted, not waited for (one-way methods never reply). Accepted with the request id to
+    /// check its status with, or the reject the replica answered before accepting it (not certified).
+    public func submit(_ method: String, arg: [UInt8], signer: any ICSigner,
+                       options: ICRequestOptions = ICRequestOptions()) throws -> ICSubmission {
+        let agent = try self.agent(for: signer, options: options)
+        let result = try agent.call(canister: canister, method: method, arg: arg, effectiveCanister: options.effectiveCanisterID,
+                                    wait: false)
+        if case .rejected(let reject) = result.outcome { return .rejected(reject) }
+        return .accepted(result.requestID)
+    }
+
+    private func agent(for signer: (any ICSigner)?, options: ICRequestOptions) throws(ICError) -> ICAgent {
+        guard let signer else {
+            try ICCanisterClient.check(agent.identity, target: options.delegationTarget)
+            return agent
+        }
+        let identity = signer.signingIdentity
+        try ICCanisterClient.check(identity, target: options.delegationTarget)
+        return agent.signing(as: identity)
+    }
+
+    /// Refuses an expired session, or one whose targets leave out `target`, before anything is signed.
+    static func check(_ identity: ICIdentity, target: Principal?) throws(ICError) {
+        guard let session = identity.delegatedSession else { return }
+        do {
+            try session.checkUsable(at: IngressExpiry.currentTime(), canister: target)
+        } catch let error where error.reason == .target {
+            let allowed = (session.chain.effectiveTargets ?? []).map(\.text).sorted().joined(separator: ", ")
+            throw ICError(.configuration, error.message + " (its targets: \(allowed))", reason: .target)
+        }
+    }
+}
