@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // omni: one CLI for verified Internet Computer calls, Candid, Iroha Connect, TrUAPI, App Attest and ird.
 // Layout follows swift-crypto's layering (C system modules → C shims → Swift wrappers → domains → CLI) and
 // SwiftPM's thin-executable / fat-command-library split. Nothing outside the toolchain is fetched.

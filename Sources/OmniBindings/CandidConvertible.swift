@@ -183,7 +183,7 @@ extension Array: CandidConvertible where Element: CandidConvertible {
     public init(candid value: CandidValue) throws(CandidBindingError) {
         switch value {
         case .blob(let bytes):
-            if let same = bytes as? [Element] {
+            if Element.self == UInt8.self, let same = bytes as? [Element] {
                 self = same
                 return
             }
@@ -207,7 +207,8 @@ extension Array: CandidConvertible where Element: CandidConvertible {
     }
 
     public var candidValue: CandidValue {
-        if let bytes = self as? [UInt8] { return .blob(bytes) }
+        // Checked by type: an empty array of any element type would cast to [UInt8].
+        if Element.self == UInt8.self, let bytes = self as? [UInt8] { return .blob(bytes) }
         return .vec(map(\.candidValue))
     }
 }

@@ -47,12 +47,18 @@ struct SwiftBindingsRenderer {
 
     // MARK: Names
 
-    /// A type or value of an imported module, with its module when a generated name would shadow it.
+    /// A type of an imported module, in a type position: with its module when a generated type has its name.
     private func library(_ module: String, _ name: String) -> String {
+        typeNames.contains(name) ? module + "." + name : name
+    }
+
+    /// A type of an imported module used in an expression, where generated members (fields, cases) shadow it too.
+    private func value(_ module: String, _ name: String) -> String {
         typeNames.contains(name) || memberNames.contains(name) ? module + "." + name : name
     }
 
     private var bindings: (String) -> String { { library("OmniBindings", $0) } }
+    private var bindingsValue: (String) -> String { { value("OmniBindings", $0) } }
 
     private func render(_ reference: SwiftTypeRef) -> String {
         switch reference {
@@ -76,8 +82,8 @@ struct SwiftBindingsRenderer {
         }
         switch current {
         case .optional: return "nil"
-        case .library("OmniBindings", "CandidNull"): return bindings("CandidNull") + "()"
-        case .library("OmniBindings", "CandidReserved"): return bindings("CandidReserved") + "()"
+        case .library("OmniBindings", "CandidNull"): return bindingsValue("CandidNull") + "()"
+        case .library("OmniBindings", "CandidReserved"): return bindingsValue("CandidReserved") + "()"
         default: return nil
         }
     }
@@ -110,7 +116,7 @@ struct SwiftBindingsRenderer {
             }
             $0.documentation("The Candid interface arguments are encoded and replies decoded with (the definitions above "
                              + "and the methods of `Client`).")
-            $0.line("public static let candidInterface = \(bindings("CandidBindingInterface"))(text: \"\"\"")
+            $0.line("public static let candidInterface = \(bindingsValue("CandidBindingInterface"))(text: \"\"\"")
             for line in interfaceText.split(separator: "\n", omittingEmptySubsequences: false) {
                 $0.line(line.isEmpty ? "" : "    " + SourceWriter.escapedInMultilineLiteral(String(line)))
             }
@@ -141,7 +147,7 @@ struct SwiftBindingsRenderer {
     private func renderNode(_ node: SwiftNode, into out: inout SourceWriter) {
         out.documentation(node.documentation)
         let name = SwiftNames.escaped(node.name)
-        let value = library("OmniCandid", "CandidValue")
+        let candidValue = library("OmniCandid", "CandidValue")
         let error = bindings("CandidBindingError")
         switch node.kind {
         case .record(let fields, let isTuple):
@@ -165,9 +171,9 @@ struct SwiftBindingsRenderer {
                 }
                 out.line("}")
                 out.blank()
-                out.line("public init(candid value: \(value)) throws(\(error)) {")
+                out.line("public init(candid value: \(candidValue)) throws(\(error)) {")
                 out.indented { out in
-                    let reader = bindings("CandidRecordReader")
+                    let reader = bindingsValue("CandidRecordReader")
                     if fields.isEmpty {
                         out.line("_ = try \(reader)(value, type: \(SourceWriter.literal(node.candidName)))")
                     } else {
@@ -179,9 +185,9 @@ struct SwiftBindingsRenderer {
                 }
                 out.line("}")
                 out.blank()
-                out.line("public var candidValue: \(value) {")
+                out.line("public var candidValue: \(candidValue) {")
                 out.indented { out in
-                    let binding = bindings("CandidBinding")
+                    let binding = bindingsValue("CandidBinding")
                     if fields.isEmpty {
                         out.line("\(binding).record([])")
                     } else {
@@ -215,8 +221,8 @@ struct SwiftBindingsRenderer {
                     out.line("case \(SwiftNames.escaped(variantCase.name))\(payload)")
                 }
                 if !cases.isEmpty { out.blank() }
-                let binding = bindings("CandidBinding")
-                out.line("public init(candid value: \(value)) throws(\(error)) {")
+                let binding = bindingsValue("CandidBinding")
+                out.line("public init(candid value: \(candidValue)) throws(\(error)) {")
                 out.indented { out in
                     out.line("let (id, payload) = try \(binding).variantCase(of: value, type: \(SourceWriter.literal(node.candidName)))")
                     let unknown = "throw \(binding).unknownCase(id, payload, type: \(SourceWriter.literal(node.candidName)))"
@@ -239,7 +245,7 @@ struct SwiftBindingsRenderer {
                 }
                 out.line("}")
                 out.blank()
-                out.line("public var candidValue: \(value) {")
+                out.line("public var candidValue: \(candidValue) {")
                 out.indented { out in
                     out.line("switch self {")
                     for variantCase in cases {
@@ -299,11 +305,11 @@ struct SwiftBindingsRenderer {
                 out.indented { $0.line("self.value = value") }
                 out.line("}")
                 out.blank()
-                out.line("public init(candid value: \(value)) throws(\(error)) {")
-                out.indented { $0.line("self.value = try \(bindings("CandidBinding")).convert(value)") }
+                out.line("public init(candid value: \(candidValue)) throws(\(error)) {")
+                out.indented { $0.line("self.value = try \(bindingsValue("CandidBinding")).convert(value)") }
                 out.line("}")
                 out.blank()
-                out.line("public var candidValue: \(value) {")
+                out.line("public var candidValue: \(candidValue) {")
                 out.indented { $0.line("self.value.candidValue") }
                 out.line("}")
                 out.blank()
@@ -349,14 +355,14 @@ struct SwiftBindingsRenderer {
                 out.documentation("A client of `canisterID`, by default the manifest's canister (`\(namespace).canisterIDText`).")
                 out.line("public init(agent: \(agent), canisterID: \(principal)? = nil) throws {")
                 out.indented { out in
-                    out.line("let canister = try canisterID ?? \(principal)(text: \(namespace).canisterIDText)")
-                    out.line("self.binding = try \(bindings("CanisterBinding"))(agent: agent, canister: canister, interface: \(namespace).candidInterface)")
+                    out.line("let canister = try canisterID ?? \(value("OmniCandid", "Principal"))(text: \(namespace).canisterIDText)")
+                    out.line("self.binding = try \(bindingsValue("CanisterBinding"))(agent: agent, canister: canister, interface: \(namespace).candidInterface)")
                 }
             } else {
                 out.documentation("A client of the canister `canisterID`.")
                 out.line("public init(agent: \(agent), canisterID: \(principal)) throws {")
                 out.indented { out in
-                    out.line("self.binding = try \(bindings("CanisterBinding"))(agent: agent, canister: canisterID, interface: \(namespace).candidInterface)")
+                    out.line("self.binding = try \(bindingsValue("CanisterBinding"))(agent: agent, canister: canisterID, interface: \(namespace).candidInterface)")
                 }
             }
             out.line("}")
@@ -390,7 +396,7 @@ struct SwiftBindingsRenderer {
         } else {
             parameters.append("as signer: some \(signer)")
         }
-        parameters.append("options: \(options) = \(options)()")
+        parameters.append("options: \(options) = \(value("OmniIC", "ICRequestOptions"))()")
         let returnType: String
         if function.isOneway {
             returnType = " -> " + library("OmniIC", "RequestID")
@@ -416,7 +422,7 @@ struct SwiftBindingsRenderer {
             }
             call = function.isQuery ? "binding.query" : "binding.call"
             let invocation = "try \(call)(\(methodLiteral), \(arguments), signer: signer, options: options)"
-            let result = bindings("CanisterBinding")
+            let result = bindingsValue("CanisterBinding")
             switch method.results.count {
             case 0:
                 out.line("_ = " + invocation)
@@ -466,8 +472,33 @@ struct SourceWriter {
         if separated { line("///") }
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let cleaned = SourceWriter.printable(String(line))
-            self.line(cleaned.isEmpty ? "///" : "/// " + cleaned)
+            if cleaned.isEmpty { self.line("///"); continue }
+            for wrapped in SourceWriter.wrap(cleaned, width: max(40, SourceWriter.width - indent.count - 4)) {
+                self.line("/// " + wrapped)
+            }
         }
+    }
+
+    /// Lines of documentation are wrapped to this many columns.
+    static let width = 120
+
+    /// Words of `text` in lines of at most `width` characters (a longer word gets a line of its own).
+    static func wrap(_ text: String, width: Int) -> [String] {
+        guard text.count > width else { return [text] }
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+            if current.isEmpty {
+                current = String(word)
+            } else if current.count + 1 + word.count <= width {
+                current += " " + word
+            } else {
+                lines.append(current)
+                current = String(word)
+            }
+        }
+        lines.append(current)
+        return lines
     }
 
     /// Drops control characters (a comment must not end the line early or hide text).
