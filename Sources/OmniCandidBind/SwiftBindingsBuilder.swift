@@ -76,7 +76,13 @@ struct SwiftBindingsBuilder {
         let methodScope = NameScope(reserved: reservedEverywhere.union(["binding", "canister", "init"]))
         let methodSwiftNames = methodScope.claimAll(methodNames, map: SwiftNames.memberName)
         for (index, methodName) in methodNames.enumerated() {
-            guard let function = try? interface.method(methodName) else { continue }
+            let function: CandidFunctionType?
+            do throws(CandidError) { function = try interface.method(methodName) } catch {
+                throw CandidBindError(.unsupported, error.message, typePath: "method \"\(methodName)\"")
+            }
+            guard let function else {
+                throw CandidBindError(.unsupported, "the service has no method \"\(methodName)\"", typePath: "method \"\(methodName)\"")
+            }
             methods.append(try makeMethod(methodName, swiftName: methodSwiftNames[index], function: function))
         }
     }

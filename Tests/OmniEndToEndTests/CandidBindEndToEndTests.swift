@@ -115,7 +115,7 @@ import Testing
     }
 
     @Test func theHelpTopicDescribesTheManifest() throws {
-        let help = try Omni.run(["help", "bindings"])
+        let help = try Omni.run(["help", "candid-bindings"])
         #expect(help.status == 0 && help.stdoutText.contains("[[canister]]") && help.stdoutText.contains("as signer:"))
     }
 }

@@ -18,7 +18,7 @@ enum CandidBindCommand {
         "build-info", help: "Start the file with omni's version and a SHA-256 over every input (the manifest and each .did file).")
 
     static let command = Command(
-        "bind", abstract: "Generate Swift types and a verified client from .did files (see 'omni help bindings').",
+        "bind", abstract: "Generate Swift types and a verified client from .did files (see 'omni help candid-bindings').",
         discussion: """
             Reads the manifest and, for each [[canister]], its .did file and imports (all inside the package root), and \
             writes one Swift file: per canister a namespace enum with a type for every definition the chosen methods \
@@ -86,9 +86,9 @@ enum CandidBindCommand {
 }
 
 extension CandidBindCommand {
-    /// `omni help bindings`.
+    /// `omni help candid-bindings`.
     static var topic: HelpTopic {
-        HelpTopic("bindings", abstract: "Swift bindings from .did files: the manifest, the types, the client.", body: """
+        HelpTopic("candid-bindings", abstract: "Swift bindings from .did files: the manifest, the types, the client.", body: """
             'omni candid bind' (and the CandidBindPlugin build-tool plugin) reads a manifest, by default
             Candid/bindings.toml:
 
