@@ -7,6 +7,7 @@ import OmniIC
 /// `TransportError`s and `ICError`s; this type covers what only the bindings know: a Candid value that does not fit
 /// the Swift type it is converted to, and a call that did not end in a reply.
 public struct CandidBindingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong; the raw value is the stable name scripts and logs use.
     public enum Kind: String, Sendable {
         /// A Candid value of another shape than the Swift type it is converted to (the path says where).
         case typeMismatch = "type_mismatch"
@@ -19,6 +20,7 @@ public struct CandidBindingError: Error, Sendable, Equatable, CustomStringConver
     }
 
     public let kind: Kind
+    /// What happened, without the location (see `description` for both).
     public let message: String
     /// The method called, when the error is about a call.
     public var method: String?
@@ -28,6 +30,7 @@ public struct CandidBindingError: Error, Sendable, Equatable, CustomStringConver
     public var path: [String] { reversedPath.reversed() }
     private var reversedPath: [String] = []
 
+    /// An error of `kind`; `reject` is given for `.rejected`.
     public init(_ kind: Kind, _ message: String, method: String? = nil, reject: Reject? = nil) {
         self.kind = kind
         self.message = message

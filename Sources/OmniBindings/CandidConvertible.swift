@@ -217,6 +217,7 @@ extension Array: CandidConvertible where Element: CandidConvertible {
 
 /// `null`: a type with one value.
 public struct CandidNull: CandidConvertible, Hashable {
+    /// The value `null`.
     public init() {}
     public init(candid value: CandidValue) throws(CandidBindingError) {
         guard case .null = value else { throw .mismatch(expected: "null", found: value) }
@@ -227,6 +228,7 @@ public struct CandidNull: CandidConvertible, Hashable {
 
 /// `reserved`: any value may be sent for it, and nothing is kept of what arrives.
 public struct CandidReserved: CandidConvertible, Hashable {
+    /// The value sent for a `reserved` argument or field.
     public init() {}
     public init(candid value: CandidValue) throws(CandidBindingError) {}
     public var candidValue: CandidValue { .reserved }

@@ -9,10 +9,12 @@ import OmniIC
 public final class CandidBindingInterface: Sendable {
     private let parsed: Result<CandidInterface, CandidError>
 
+    /// Parses `text` (once); a failure is reported by every later `interface()`.
     public init(text: String) {
         parsed = Result { () throws(CandidError) in try CandidInterface.parse(text, file: "the embedded interface") }
     }
 
+    /// The parsed interface, or an `.interface` error when the text does not parse.
     public func interface() throws(CandidBindingError) -> CandidInterface {
         switch parsed {
         case .success(let interface): return interface
@@ -24,7 +26,9 @@ public final class CandidBindingInterface: Sendable {
 /// One canister behind a generated client: the verified `ICCanisterClient` and the interface its values are
 /// encoded and decoded with. Generated methods call `query`, `call` or `submit`, then convert the results.
 public struct CanisterBinding: Sendable {
+    /// The verified byte-level client: for calls the interface does not describe.
     public let client: ICCanisterClient
+    /// The interface values are encoded and decoded with.
     public let interface: CandidBindingInterface
 
     /// Refuses an agent with verification off: generated clients return verified answers only.
@@ -33,6 +37,7 @@ public struct CanisterBinding: Sendable {
         self.interface = interface
     }
 
+    /// The canister called.
     public var canister: Principal { client.canister }
 
     /// A query (or composite query): the reply's values at the method's result types.

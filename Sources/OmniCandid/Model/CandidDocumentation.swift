@@ -12,10 +12,12 @@ public struct CandidDocumentation: Sendable, Equatable {
     /// Comments on the main service's methods, by name.
     public var methods: [String: String] = [:]
 
+    /// No comments.
     public init() {}
 
     /// The comment on a member of `definition` at `path` (label ids, outermost first).
     public func member(_ definition: String, _ path: [UInt32]) -> String? { members[definition]?[path] }
 
+    /// True when the interface documents nothing.
     public var isEmpty: Bool { definitions.isEmpty && members.isEmpty && methods.isEmpty }
 }

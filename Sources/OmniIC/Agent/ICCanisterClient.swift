@@ -7,10 +7,12 @@ public protocol ICSigner: Sendable {
 }
 
 extension ICIdentity: ICSigner {
+    /// The identity itself.
     public var signingIdentity: ICIdentity { self }
 }
 
 extension DelegatedSession: ICSigner {
+    /// The session's key, signing through its delegation chain for the chain's principal.
     public var signingIdentity: ICIdentity { ICIdentity(session: self) }
 }
 
@@ -25,6 +27,7 @@ public struct ICRequestOptions: Sendable, Equatable {
     /// canister a management call is about. Ignored for signers that are not delegated sessions.
     public var delegationTarget: Principal?
 
+    /// The defaults: the canister's own routing, no extra target.
     public init(effectiveCanisterID: Principal? = nil, delegationTarget: Principal? = nil) {
         self.effectiveCanisterID = effectiveCanisterID
         self.delegationTarget = delegationTarget
@@ -54,9 +57,11 @@ public enum ICSubmission: Sendable, Equatable {
 /// refused, so nothing built on this client can return an unverified reply. Queries are signed by the agent's own
 /// identity unless a signer is given; update calls always name their signer.
 public struct ICCanisterClient: Sendable {
+    /// The verified agent every request goes through (its identity signs queries that name no signer).
     public let agent: ICAgent
     public let canister: Principal
 
+    /// A client of `canister`; refuses an agent whose configuration turns verification off.
     public init(agent: ICAgent, canister: Principal) throws(ICError) {
         guard agent.configuration.verifies else {
             throw ICError(.configuration, "a canister client verifies every answer; this agent has verification turned off")
