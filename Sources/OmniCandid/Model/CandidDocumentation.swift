@@ -1,5 +1,5 @@
 /// The comments of a `.did` interface that document it: a comment block on the lines just before a definition,
-/// record field, variant case or method (no blank line in between), or else a comment after it on its own line
+/// record field, variant case or method (no blank line in between), or else a comment after it on the same line
 /// (`amount : nat; // in e8s`). Comment markers and the ` * ` margin of block comments are removed. Binding
 /// generators carry them into the code they write.
 public struct CandidDocumentation: Sendable, Equatable {
