@@ -55,6 +55,8 @@ build-info:
 
 # Tests that need ../shared data (vectors, real-world corpus) skip when it is absent and record the skip in
 # $(TEST_SKIPS); the summary after `swift test` names them. OMNI_REQUIRE_VECTORS=1 (.ci/run) fails them instead.
+# OMNI_SKIP_SLOW=1 skips the one slow test: building Tests/BindingsConsumer (into .build/bindings-consumer) with the
+# bindings plugin, which compiles omni's libraries once more for that package.
 TEST_SKIPS := .build/omni-test-skips
 
 test: test-deps build-info

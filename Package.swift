@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // omni: one CLI for verified Internet Computer calls, Candid, Iroha Connect, TrUAPI, App Attest and ird.
 // Layout follows swift-crypto's layering (C system modules → C shims → Swift wrappers → domains → CLI) and
 // SwiftPM's thin-executable / fat-command-library split. Nothing outside the toolchain is fetched.
@@ -6,8 +6,18 @@ import PackageDescription
 
 let package = Package(
     name: "omni",
-    products: [.executable(name: "omni", targets: ["omni"])],
-    targets: executable + commandLayer + domains + shared + cLayer + tests
+    products: [
+        .executable(name: "omni", targets: ["omni"]),
+        // For Swift packages that call canisters: depend on omni by path or git and use these (the CLI tree,
+        // OmniCLI and OmniCommands, stays out of them). Generated bindings import OmniBindings and what it uses.
+        .library(name: "OmniBindings", targets: ["OmniBindings"]),
+        .library(name: "OmniIC", targets: ["OmniIC"]),
+        .library(name: "OmniCandid", targets: ["OmniCandid"]),
+        .library(name: "OmniCodec", targets: ["OmniCodec"]),
+        // Generates bindings from a target's Candid/bindings.toml at build time.
+        .plugin(name: "CandidBindPlugin", targets: ["CandidBindPlugin"]),
+    ],
+    targets: executable + commandLayer + domains + shared + cLayer + plugins + tests
 )
 
 /// Language mode 5 for every Swift target keeps C interop free of Sendable noise.
@@ -20,6 +30,9 @@ var librarySettings: [SwiftSetting] { swiftSettings + [.enableUpcomingFeature("M
 // MARK: - Executable (thin: assembles the command tree)
 var executable: [Target] { [
     .executableTarget(name: "omni", dependencies: ["OmniCommands", "OmniCLI"], swiftSettings: librarySettings),
+    // The build-tool plugin's generator: `omni candid bind` without the rest of the CLI, so a consumer package
+    // builds only the bindings generator for it.
+    .executableTarget(name: "omni-candid-bind", dependencies: ["OmniCandidBind", "OmniSystem"], swiftSettings: librarySettings),
     // `make bench` only: times omni's libraries in-process next to the Python peers; not shipped.
     .executableTarget(name: "omni-bench", dependencies: ["OmniAttest", "OmniBLS", "OmniCandid", "OmniCodec", "OmniCrypto", "OmniIC"],
                       swiftSettings: librarySettings),
@@ -30,7 +43,7 @@ var commandLayer: [Target] { [
     .target(name: "OmniCLI", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: librarySettings),
     .target(name: "OmniCommands", dependencies: [
         "OmniCLI", "OmniCodec", "OmniSystem", "OmniCrypto", "OmniTransport", "COmniShims",
-        "OmniCandid", "OmniBLS", "OmniIC", "OmniConnect", "OmniAttest", "OmniTruAPI",
+        "OmniCandid", "OmniCandidBind", "OmniBLS", "OmniIC", "OmniConnect", "OmniAttest", "OmniTruAPI",
     ], swiftSettings: librarySettings),
 ] }
 
@@ -43,6 +56,14 @@ var domains: [Target] { [
     .target(name: "OmniAttest", dependencies: ["OmniCodec", "OmniCrypto", "CSQLite"], swiftSettings: librarySettings),
     .target(name: "OmniIC", dependencies: ["OmniCodec", "OmniCrypto", "OmniBLS", "OmniCandid", "OmniSystem", "OmniTransport"],
             swiftSettings: librarySettings),
+    // Candid → Swift: the generator (`omni candid bind`, the plugin) and the runtime the generated code uses.
+    .target(name: "OmniCandidBind", dependencies: ["OmniCandid", "OmniCodec", "OmniCrypto", "OmniSystem"], swiftSettings: librarySettings),
+    .target(name: "OmniBindings", dependencies: ["OmniCandid", "OmniCodec", "OmniIC"], swiftSettings: librarySettings),
+] }
+
+// MARK: - SwiftPM plugins
+var plugins: [Target] { [
+    .plugin(name: "CandidBindPlugin", capability: .buildTool(), dependencies: ["omni-candid-bind"]),
 ] }
 
 // MARK: - Shared layers: codecs, files and directories, crypto, transports
@@ -78,5 +99,10 @@ var tests: [Target] { [
     .testTarget(name: "OmniConnectTests", dependencies: ["OmniConnect", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniAttestTests", dependencies: ["OmniAttest", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniICTests", dependencies: ["OmniIC", "OmniTestSupport"], swiftSettings: swiftSettings),
+    // Golden/*.swift is generated code compiled into the tests (so its types are exercised); Golden/Inputs is
+    // what it is generated from.
+    .testTarget(name: "OmniCandidBindTests", dependencies: ["OmniCandidBind", "OmniBindings", "OmniIC", "OmniCandid", "OmniCodec",
+                                                           "OmniTestSupport"],
+                exclude: ["Golden/Inputs"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniEndToEndTests", dependencies: ["omni", "OmniTestSupport"], swiftSettings: swiftSettings),
 ] }

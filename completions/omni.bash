@@ -2,7 +2,7 @@
 _omni_subcommands() {
     case "$1" in
         'omni') echo 'candid ic connect truapi attest version help completions';;
-        'omni candid') echo 'encode decode check subtype hash random';;
+        'omni candid') echo 'encode decode check subtype hash random bind';;
         'omni ic') echo 'query call request-status read-state metadata status send principal account-id account identity certificate sign bls';;
         'omni ic principal') echo 'parse from-key from-bytes anonymous management';;
         'omni ic account') echo 'encode decode';;
@@ -32,6 +32,7 @@ _omni_options() {
         'omni candid subtype') echo '--did -d --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni candid hash') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni candid random') echo '--types -t --did -d --method -m --returns -r --seed --count -n --max-depth --max-length --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni candid bind') echo '--manifest --out-file --package-root --build-info --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic query') echo '--did --input-format --effective-canister-id --subnet --delegation-target --unsafe --network -n --root-key --fetch-root-key --time-tolerance --request-timeout --retries --max-response-size --pem --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic call') echo '--did --input-format --effective-canister-id --subnet --delegation-target --async --network -n --root-key --fetch-root-key --time-tolerance --request-timeout --retries --max-response-size --pem --poll-interval --poll-attempts --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
@@ -213,6 +214,15 @@ _omni_option_values() {
         'omni candid random|--config') echo '__file__';;
         'omni candid random|--profile') echo '__value__';;
         'omni candid random|--identity') echo '__dynamic__:identities';;
+        'omni candid bind|--manifest') echo '__file__';;
+        'omni candid bind|--out-file') echo '__file__';;
+        'omni candid bind|--package-root') echo '__value__';;
+        'omni candid bind|--output') echo 'text json jsonl';;
+        'omni candid bind|-o') echo 'text json jsonl';;
+        'omni candid bind|--color') echo 'auto always never';;
+        'omni candid bind|--config') echo '__file__';;
+        'omni candid bind|--profile') echo '__value__';;
+        'omni candid bind|--identity') echo '__dynamic__:identities';;
         'omni ic|--output') echo 'text json jsonl';;
         'omni ic|-o') echo 'text json jsonl';;
         'omni ic|--color') echo 'auto always never';;

@@ -17,6 +17,47 @@ public enum Paths {
         return expanded
     }
 
+    /// The absolute path with every symbolic link, `.` and `..` resolved (realpath(3)), or nil when it does not exist.
+    public static func resolved(_ path: String) -> String? {
+        guard let pointer = realpath(path, nil) else { return nil }
+        defer { free(pointer) }
+        return String(cString: pointer)
+    }
+
+    /// The process's working directory.
+    public static func currentDirectory() -> String? {
+        guard let pointer = getcwd(nil, 0) else { return nil }
+        defer { free(pointer) }
+        return String(cString: pointer)
+    }
+
+    /// True when `path` names a directory (following symbolic links).
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// Joins path components with `/`, dropping `.` and resolving `..` lexically (no file system access); an
+    /// absolute `path` stays absolute. `..` above the start of a relative path is kept.
+    public static func normalized(_ path: String) -> String {
+        let absolute = path.hasPrefix("/")
+        var parts: [Substring] = []
+        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if part == "." { continue }
+            if part == "..", let last = parts.last, last != ".." { parts.removeLast(); continue }
+            if part == "..", absolute { continue }
+            parts.append(part)
+        }
+        let joined = parts.joined(separator: "/")
+        return absolute ? "/" + joined : (joined.isEmpty ? "." : joined)
+    }
+
+    /// The directory part of a path (`a/b/c.did` → `a/b`, `c.did` → `.`, `/c` → `/`).
+    public static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
     private static func currentUserHome() -> String? {
         passwdHome { getpwuid_r(getuid(), &$0, $1, $2, &$3) }
     }

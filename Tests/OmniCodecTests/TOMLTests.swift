@@ -149,6 +149,43 @@ struct TOMLTests {
         #expect(range.message.contains("64-bit range"))
     }
 
+    @Test("positions: each key, header, array-of-tables element and array element has its line and column")
+    func positions() throws {
+        let text = """
+            # manifest
+            top = 1
+            [[canister]]
+            name = "A"
+              did = "a.did"
+            methods = ["x",
+              "y"]
+
+            [[canister]]
+            name = "B"
+            inline = { k = 1, deep.er = 2 }
+            [table.sub]
+            key = true
+            """
+        let (table, positions) = try TOMLTable.parseWithPositions(Array(text.utf8))
+        #expect(table == (try TOMLTable.parse(text)))
+        func at(_ path: TOMLPathComponent...) -> [Int]? {
+            positions.position(of: path).map { [$0.line, $0.column] }
+        }
+        #expect(at(.key("top")) == [2, 1])
+        #expect(at(.key("canister"), .index(0)) == [3, 1])
+        #expect(at(.key("canister"), .index(0), .key("name")) == [4, 1])
+        #expect(at(.key("canister"), .index(0), .key("did")) == [5, 3])
+        #expect(at(.key("canister"), .index(0), .key("methods"), .index(1)) == [7, 3])
+        #expect(at(.key("canister"), .index(1)) == [9, 1])
+        #expect(at(.key("canister"), .index(1), .key("inline"), .key("deep")) == [11, 19])
+        #expect(at(.key("canister"), .index(1), .key("inline"), .key("deep"), .key("er")) == [11, 24])
+        #expect(at(.key("table"), .key("sub"), .key("key")) == [13, 1])
+        #expect(at(.key("nothing")) == nil)
+        #expect(positions.nearestPosition(of: [.key("canister"), .index(1), .key("name"), .index(4)]).map(\.line) == 10)
+        // A plain parse records nothing, and errors are the same either way.
+        #expect(throws: CodecError.self) { try TOMLTable.parseWithPositions(Array("a = \"\u{1}\"".utf8)) }
+    }
+
     @Test("integers beyond 64 bits are refused (tomllib accepts them, the specification does not)",
           arguments: outOfRangeIntegers)
     func outOfRange(_ document: String) {

@@ -6,15 +6,19 @@ peer itself and runs the matching `omni-bench <name>` (or the omni binary) in th
 prints JSON lines that carry at least {"name", "omni_seconds", "peer_seconds", "ratio"} (ratio = omni / peer, lower
 is better for omni). This driver adds start-up rows (issue 10): cold start of `omni version` and `omni --version`,
 peak memory (GNU time's maximum RSS) and stripped binary size, next to a C program linking the same system libraries (`--c-peer`, built from
-Tests/Peers/start_peer.c by `make bench`), each with its target.
+Tests/Peers/start_peer.c by `make bench`), each with its target; and the time `omni candid bind` takes to write Swift
+bindings for the largest real interface (Orbit station, 300 types, from ../shared/realworld), next to `omni candid
+check` reading the same file (there is no other Swift generator to compare with).
 """
 import argparse
 import glob
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -92,6 +96,42 @@ def start_up_rows(omni: str, c_peer: str, runs: int) -> list:
     return rows
 
 
+def realworld_directory() -> str:
+    """../shared/realworld beside the repository, or $OMNI_VECTORS/../realworld (as the tests find it)."""
+    vectors = os.environ.get("OMNI_VECTORS")
+    if vectors:
+        return os.path.join(os.path.dirname(os.path.abspath(vectors)), "realworld")
+    return os.path.abspath(os.path.join(HERE, "..", "..", "..", "shared", "realworld"))
+
+
+def bind_rows(omni: str, runs: int) -> list:
+    """`omni candid bind` on Orbit station's interface (a copy in a scratch package; the corpus stays read-only),
+    next to `omni candid check` of the same file."""
+    source = os.path.join(realworld_directory(), "candid", "did", "orbit_station.did")
+    if not os.path.exists(source):
+        print(f"note: {source} is missing; the candid bind row is skipped", file=sys.stderr)
+        return []
+    scratch = tempfile.mkdtemp(prefix="omni-bench-bind-")
+    try:
+        shutil.copy(source, os.path.join(scratch, "orbit_station.did"))
+        with open(os.path.join(scratch, "Package.swift"), "w") as package:
+            package.write("// swift-tools-version:6.0\n")
+        manifest = os.path.join(scratch, "bindings.toml")
+        with open(manifest, "w") as text:
+            text.write('[[canister]]\nname = "OrbitStation"\ndid = "orbit_station.did"\n')
+        commands = {
+            "bind": [omni, "candid", "bind", "--manifest", manifest, "--out-file", os.path.join(scratch, "Bindings.swift")],
+            "check": [omni, "candid", "check", os.path.join(scratch, "orbit_station.did")],
+        }
+        measured = start_up(commands, runs)
+        lines = sum(1 for _ in open(os.path.join(scratch, "Bindings.swift")))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return [{"name": "candid bind: Orbit station (300 types)", "unit": "seconds", "omni_value": measured["bind"],
+             "peer_value": measured["check"], "peer": "omni candid check of the same file", "runs": runs,
+             "swift_lines": lines, "target": "<= 250 ms"}]
+
+
 def fmt_value(value, unit: str, name: str) -> str:
     if value is None:
         return "-"
@@ -126,6 +166,11 @@ def main() -> None:
                                    args.runs)
         for row in start_rows:
             print(json.dumps(row), flush=True)
+    generation_rows = []
+    if not args.only or args.only in "bind":
+        generation_rows = bind_rows(os.path.abspath(args.omni), args.runs)
+        for row in generation_rows:
+            print(json.dumps(row), flush=True)
     rows = []
     for script in sorted(glob.glob(os.path.join(HERE, "bench_*.py"))):
         area = os.path.basename(script)[len("bench_"):-3]
@@ -156,6 +201,13 @@ def main() -> None:
             comparable = row["omni_value"] and row["peer_value"] and not row["name"].startswith("stripped")
             ratio = f"{row['omni_value'] / row['peer_value']:>9.2f}×" if comparable else f"{'-':>10}"
             print(f"{row['name'][:52]:52} {omni_text:>12} {peer_text:>12} {ratio}  target {row['target']}")
+    if generation_rows:
+        print()
+        print(f"{'generation (median of ' + str(args.runs) + ' runs)':52} {'omni':>12} {'check':>12} {'bind/check':>10}")
+        for row in generation_rows:
+            ratio = row["omni_value"] / row["peer_value"]
+            print(f"{row['name'][:52]:52} {fmt_seconds(row['omni_value']):>12} {fmt_seconds(row['peer_value']):>12} "
+                  f"{ratio:>9.2f}×  target {row['target']} ({row['swift_lines']} lines of Swift)")
     if not rows:
         return
     print()

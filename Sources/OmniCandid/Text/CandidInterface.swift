@@ -13,6 +13,8 @@ public struct CandidInterface: Sendable {
     public private(set) var service: CandidServiceType?
     /// Constructor arguments of `service : (args) -> { … }`.
     public private(set) var initArguments: [CandidArgument]?
+    /// The comments documenting definitions, their members and the service's methods (imports included).
+    public var documentation = CandidDocumentation()
 
     /// Reads an imported file. `path` is the text of the `import`; `importer` identifies the importing file
     /// (nil for the main text). Returns an identifier for the file (used to skip repeated imports and to name it
@@ -210,6 +212,13 @@ private struct InterfaceLoader {
     /// Each service merged into the main one, with the names it uses.
     var services: [(site: Site, references: [NamedReference])] = []
     var mainServiceSite: Site?
+    var documentation = CandidDocumentation()
+    /// Method comments of `type S = service { … }` definitions, by name.
+    var namedServiceDocumentation: [String: [String: String]] = [:]
+    /// Method comments of the inline services merged into the main one.
+    var inlineMethodDocumentation: [String: String] = [:]
+    /// The services merged into the main one that are given by name (`service : S`).
+    var methodDocumentationSources: [CandidType] = []
 
     init(resolver: CandidInterface.ImportResolver?, limits: CandidLimits) {
         self.resolver = resolver
@@ -223,6 +232,7 @@ private struct InterfaceLoader {
         do throws(CandidError) {
             var parser = try CandidParser(source, maxDepth: limits.maxDepth)
             program = try parser.parseProgram()
+            collectDocumentation(of: parser, includeService: includeService)
         } catch {
             throw error.inFile(file)
         }
@@ -271,6 +281,7 @@ private struct InterfaceLoader {
             throw actorSite.locate(CandidError(.invalidType, "the main service must be a service type"))
         }
         services.append((actorSite, actor.references))
+        if case .named = actor.type { methodDocumentationSources.append(actor.type) }
         for method in service.methods {
             guard !methods.contains(where: { $0.name == method.name }) else {
                 let offset = actor.methodOffsets[method.name] ?? actor.offset
@@ -278,6 +289,19 @@ private struct InterfaceLoader {
                     .duplicateLabel, "method \(CandidLabel.quoted(method.name)) is also defined by an imported service"))
             }
             methods.append(method)
+        }
+    }
+
+    /// Keeps the comments one file documents (the first comment of a name wins, as its first definition does).
+    private mutating func collectDocumentation(of parser: CandidParser, includeService: Bool) {
+        let found = parser.documentation
+        documentation.definitions.merge(found.definitions) { earlier, _ in earlier }
+        documentation.members.merge(found.members) { earlier, _ in earlier }
+        for case (let name?, let methods) in parser.serviceMethodDocumentation where namedServiceDocumentation[name] == nil {
+            namedServiceDocumentation[name] = methods
+        }
+        if includeService, let inline = parser.serviceMethodDocumentation[nil] {
+            inlineMethodDocumentation.merge(inline) { earlier, _ in earlier }
         }
     }
 
@@ -322,7 +346,25 @@ private struct InterfaceLoader {
         } catch {
             throw locate(error, default: mainServiceSite)
         }
-        return CandidInterface(environment: environment, service: service, initArguments: initArguments)
+        var interface = CandidInterface(environment: environment, service: service, initArguments: initArguments)
+        interface.documentation = documentation
+        for source in methodDocumentationSources {
+            // A service given by name: the comments written in that definition, or in the one it aliases.
+            var current: CandidType? = source
+            var seen: Set<String> = []
+            var docs: [String: String]?
+            while case .named(let name)? = current, seen.insert(name).inserted {
+                if let found = namedServiceDocumentation[name] { docs = found; break }
+                current = environment[name]
+            }
+            for (method, text) in docs ?? [:] where interface.documentation.methods[method] == nil {
+                interface.documentation.methods[method] = text
+            }
+        }
+        for (method, text) in inlineMethodDocumentation where interface.documentation.methods[method] == nil {
+            interface.documentation.methods[method] = text
+        }
+        return interface
     }
 }
 

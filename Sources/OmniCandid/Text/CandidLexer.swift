@@ -26,6 +26,11 @@ struct CandidToken {
     /// For numbers: hexadecimal digits after an optional sign and `0x`.
     var isHex = false
     var offset: Int
+    /// The comment block (`//` lines or a block comment) that ends on the line just before this token, with no
+    /// blank line in between: the token's documentation.
+    var leadingComment: String?
+    /// A comment that starts on this token's line after it (`amount : nat; // in e8s`).
+    var trailingComment: String?
 }
 
 /// Splits Candid text into tokens, skipping whitespace, `//` line comments and nested `/* */` block comments.
@@ -42,6 +47,7 @@ struct CandidLexer {
         var tokens: [CandidToken] = []
         while true {
             let token = try lexer.next()
+            if let trailing = lexer.trailingComment, !tokens.isEmpty { tokens[tokens.count - 1].trailingComment = trailing }
             tokens.append(token)
             if token.kind == .end { return tokens }
         }
@@ -82,13 +88,40 @@ struct CandidLexer {
         CandidError(.syntax, message, offset: offset)
     }
 
+    /// Comments read by the last `skipTrivia`: one on the previous token's line, and the block just before the next.
+    private(set) var trailingComment: String?
+    private var leadingComment: String?
+    private var hasReadToken = false
+
+    /// Skips whitespace and comments, keeping the comments that document the tokens on either side.
     private mutating func skipTrivia() throws(CandidError) {
+        trailingComment = nil
+        leadingComment = nil
+        var block: [String] = []
+        // Newlines since the previous token or the end of the last comment: 2 or more means a blank line.
+        var newlines = 0
+        var sawNewline = !hasReadToken
+        func add(_ lines: [String]) {
+            if !sawNewline {
+                trailingComment = ((trailingComment.map { [$0] } ?? []) + lines).joined(separator: " ")
+            } else {
+                if newlines >= 2 { block.removeAll() }
+                block += lines
+            }
+            newlines = 0
+        }
         while let byte = peek() {
             switch byte {
-            case 0x20, 0x09, 0x0A, 0x0D:
+            case 0x0A:
+                index += 1
+                newlines += 1
+                sawNewline = true
+            case 0x20, 0x09, 0x0D:
                 index += 1
             case UInt8(ascii: "/") where peek(1) == UInt8(ascii: "/"):
+                let start = index
                 while let next = peek(), next != 0x0A { index += 1 }
+                add([CandidLexer.lineCommentText(source[start..<index])])
             case UInt8(ascii: "/") where peek(1) == UInt8(ascii: "*"):
                 let start = index
                 index += 2
@@ -99,14 +132,56 @@ struct CandidLexer {
                     else if next == UInt8(ascii: "*") && peek(1) == UInt8(ascii: "/") { nesting -= 1; index += 2 }
                     else { index += 1 }
                 }
+                add(CandidLexer.blockCommentLines(source[start..<index]))
             default:
+                if newlines < 2 && !block.isEmpty {
+                    let text = CandidLexer.trimmedBlock(block)
+                    if !text.isEmpty { leadingComment = text }
+                }
                 return
             }
         }
     }
 
+    /// `// text`, `/// text` → `text` (one space after the slashes dropped, trailing blanks trimmed).
+    static func lineCommentText(_ bytes: ArraySlice<UInt8>) -> String {
+        var body = bytes.dropFirst(2)
+        if body.first == UInt8(ascii: "/") { body = body.dropFirst() }
+        if body.first == 0x20 { body = body.dropFirst() }
+        while let last = body.last, last == 0x20 || last == 0x09 || last == 0x0D { body = body.dropLast() }
+        return String(decoding: body, as: UTF8.self)
+    }
+
+    /// The lines of `/* … */` or `/** … */` without the delimiters and the ` * ` margin of each line.
+    static func blockCommentLines(_ bytes: ArraySlice<UInt8>) -> [String] {
+        var body = bytes.dropFirst(2).dropLast(2)
+        while body.first == UInt8(ascii: "*") { body = body.dropFirst() }
+        return String(decoding: body, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            var text = Substring(line)
+            while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+            if text.first == "*" { text = text.dropFirst(); if text.first == " " { text = text.dropFirst() } }
+            while let last = text.last, last == " " || last == "\t" || last == "\r" { text = text.dropLast() }
+            return String(text)
+        }
+    }
+
+    /// Comment lines as one text: blank lines at either end dropped, inner ones kept.
+    static func trimmedBlock(_ lines: [String]) -> String {
+        var lines = lines[...]
+        while lines.first?.isEmpty == true { lines = lines.dropFirst() }
+        while lines.last?.isEmpty == true { lines = lines.dropLast() }
+        return lines.joined(separator: "\n")
+    }
+
     mutating func next() throws(CandidError) -> CandidToken {
         try skipTrivia()
+        hasReadToken = true
+        var token = try lexToken()
+        token.leadingComment = leadingComment
+        return token
+    }
+
+    private mutating func lexToken() throws(CandidError) -> CandidToken {
         let start = index
         guard let byte = peek() else { return CandidToken(kind: .end, offset: start) }
         func symbol(_ symbol: CandidToken.Symbol, length: Int = 1) -> CandidToken {

@@ -61,6 +61,15 @@ struct CandidParser {
     private(set) var references: [NamedReference] = []
     /// Method name positions of the last service type parsed.
     private var lastMethodOffsets: [String: Int] = [:]
+    /// Comments on definitions and their members, and on the methods of services (see `CandidDocumentation`).
+    private(set) var documentation = CandidDocumentation()
+    /// Method comments of services defined by name (`type S = service { … }`) and of the inline main service (nil).
+    private(set) var serviceMethodDocumentation: [String?: [String: String]] = [:]
+    /// The definition being read and the labels from its type down to the current member.
+    private var documentedDefinition: String?
+    private var memberPath: [UInt32] = []
+    /// Inside a function or nested service type, members are not documented (their paths would be ambiguous).
+    private var signatureDepth = 0
 
     init(_ source: [UInt8], maxDepth: Int = CandidLimits.default.maxDepth) throws(CandidError) {
         self.source = source
@@ -79,6 +88,13 @@ struct CandidParser {
     }
 
     // MARK: Token helpers
+
+    /// The comment documenting an item that starts at `first` and has just been read: the block before it, or
+    /// else a comment after its last token on the same line.
+    private func comment(startingAt first: CandidToken) -> String? {
+        if let leading = first.leadingComment { return leading }
+        return index > 0 ? tokens[index - 1].trailingComment : nil
+    }
 
     private var current: CandidToken { tokens[index] }
 
@@ -358,16 +374,25 @@ struct CandidParser {
             if (isFieldNumber(token) || isName(token)) && isSymbol(.colon, peek(1)) {
                 let label = try parseLabel()
                 _ = advance()
+                memberPath.append(label.id)
                 fields.append((label, try parseType()))
                 nextId = UInt64(label.id) + 1
             } else if !isRecord {
-                fields.append((try parseLabel(), .null))
+                let label = try parseLabel()
+                memberPath.append(label.id)
+                fields.append((label, .null))
             } else {
                 guard nextId <= UInt64(UInt32.max) else { throw error("positional field id exceeds 32 bits") }
+                memberPath.append(UInt32(nextId))
                 fields.append((CandidLabel(id: UInt32(nextId)), try parseType()))
                 nextId += 1
             }
-            if !accept(.semicolon) { break }
+            let more = accept(.semicolon)
+            if let definition = documentedDefinition, signatureDepth == 0, let text = comment(startingAt: token) {
+                documentation.members[definition, default: [:]][memberPath] = text
+            }
+            memberPath.removeLast()
+            if !more { break }
         }
         try expect(.rightBrace, isRecord ? "to close the record type" : "to close the variant type")
         try checkUniqueLabels(fields.map(\.label), offsets: offsets, what: isRecord ? "field" : "case",
@@ -400,6 +425,8 @@ struct CandidParser {
     }
 
     mutating func parseFunctionType() throws(CandidError) -> CandidFunctionType {
+        signatureDepth += 1
+        defer { signatureDepth -= 1 }
         let arguments = try parseTupleType()
         try expect(.arrow, "between argument and result types")
         let results = try parseTupleType()
@@ -413,9 +440,16 @@ struct CandidParser {
 
     mutating func parseActorType() throws(CandidError) -> CandidServiceType {
         try expect(.leftBrace, "to start the service's methods")
+        // The methods of a service that is a definition's whole type (or the main service) are documented.
+        let documentsMethods = signatureDepth == 0 && memberPath.isEmpty
+        let owner = documentedDefinition
+        signatureDepth += 1
+        defer { signatureDepth -= 1 }
         var methods: [CandidServiceType.Method] = []
         var offsets: [String: Int] = [:]
+        var methodDocumentation: [String: String] = [:]
         while !isSymbol(.rightBrace) {
+            let first = current
             let offset = current.offset
             let name = try parseName("a method name")
             guard offsets.updateValue(offset, forKey: name) == nil else {
@@ -434,9 +468,12 @@ struct CandidParser {
                 references.append(NamedReference(name: reference.text, offset: reference.offset))
                 methods.append(.init(name, .named(reference.text)))
             }
-            if !accept(.semicolon) { break }
+            let more = accept(.semicolon)
+            if documentsMethods, let text = comment(startingAt: first) { methodDocumentation[name] = text }
+            if !more { break }
         }
         try expect(.rightBrace, "to close the service")
+        if documentsMethods { serviceMethodDocumentation[owner] = methodDocumentation }
         lastMethodOffsets = offsets
         return CandidServiceType(methods)
     }
@@ -483,6 +520,7 @@ struct CandidParser {
         var declarations: [CandidDeclaration] = []
         while true {
             let offset = current.offset
+            let first = current
             if isKeyword("type") {
                 _ = advance()
                 let name = current
@@ -493,8 +531,19 @@ struct CandidParser {
                 _ = advance()
                 try expect(.equals, "after the type name")
                 let firstReference = references.count
-                let type = try parseType()
+                documentedDefinition = name.text
+                memberPath = []
+                let type: CandidType
+                do throws(CandidError) { type = try parseType() } catch {
+                    documentedDefinition = nil
+                    throw error
+                }
+                documentedDefinition = nil
                 declarations.append(.type(name: name.text, type: type, offset: offset, references: Array(references[firstReference...])))
+                let more = accept(.semicolon)
+                if let text = comment(startingAt: first) { documentation.definitions[name.text] = text }
+                if !more { return declarations }
+                continue
             } else if isKeyword("import") {
                 _ = advance()
                 let isService = isKeyword("service")

@@ -41,6 +41,75 @@ extension TOMLTable {
         }
         return try result.get()
     }
+
+    /// Parses a TOML document given as (UTF-8) bytes like `parse(_:)`, and also says where each key, table header
+    /// and array element is written, so that a reader of the table can report a bad value at its line.
+    public static func parseWithPositions(_ bytes: [UInt8], limits: TOMLLimits = .default) throws(CodecError)
+        -> (table: TOMLTable, positions: TOMLPositions) {
+        let result = bytes.withUnsafeBufferPointer { buffer -> Result<(TOMLTable, TOMLPositions), CodecError> in
+            do throws(CodecError) {
+                var parser = try TOMLParser(buffer, limits: limits)
+                parser.recordsPositions = true
+                try parser.validateUTF8()
+                let table = try parser.parseDocument()
+                return .success((table, TOMLPositions(offsets: parser.recordedOffsets, in: buffer)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+}
+
+/// One step of a path into a TOML document: a key of a table, or an element of an array (arrays of tables too).
+public enum TOMLPathComponent: Hashable, Sendable, CustomStringConvertible {
+    case key(String)
+    case index(Int)
+
+    public var description: String {
+        switch self {
+        case .key(let key): TOMLParser.keyText([key])
+        case .index(let index): "[\(index)]"
+        }
+    }
+}
+
+/// Where the parts of a document are written (1-based line and column, columns in characters): a key/value pair at
+/// its key, a `[table]` or `[[array]]` element at its header, an array element or inline table at its first
+/// character. A path is listed at the first place it is written.
+public struct TOMLPositions: Sendable, Equatable {
+    public struct Position: Sendable, Equatable {
+        public let line: Int
+        public let column: Int
+    }
+
+    private var positions: [[TOMLPathComponent]: Position] = [:]
+
+    init(offsets: [(path: [TOMLPathComponent], offset: Int)], in bytes: UnsafeBufferPointer<UInt8>) {
+        // One pass over the bytes, in offset order, however many paths there are.
+        let sorted = offsets.sorted { $0.offset < $1.offset }
+        var line = 1, column = 1, at = 0
+        for (path, offset) in sorted {
+            while at < offset && at < bytes.count {
+                if bytes[at] == 0x0A { line += 1; column = 1 } else if bytes[at] & 0xC0 != 0x80 { column += 1 }
+                at += 1
+            }
+            if positions[path] == nil { positions[path] = Position(line: line, column: column) }
+        }
+    }
+
+    /// Where the value at `path` is written, or nil for a path the document does not write.
+    public func position(of path: [TOMLPathComponent]) -> Position? { positions[path] }
+
+    /// The position of `path`, or of the nearest enclosing path the document writes.
+    public func nearestPosition(of path: [TOMLPathComponent]) -> Position? {
+        var path = path
+        while true {
+            if let found = positions[path] { return found }
+            if path.isEmpty { return nil }
+            path.removeLast()
+        }
+    }
 }
 
 // MARK: - Parse-time tree
@@ -98,6 +167,15 @@ struct TOMLParser {
     private var i = 0
     /// Index of the current `[header]` section; dotted-key rules depend on it.
     private var section = 0
+    /// Set by `parseWithPositions`: each key, header and array element is noted with its path and offset.
+    var recordsPositions = false
+    private(set) var recordedOffsets: [(path: [TOMLPathComponent], offset: Int)] = []
+    /// The path of the table or value being read (kept only while positions are recorded).
+    private var currentPath: [TOMLPathComponent] = []
+
+    private mutating func record(_ path: [TOMLPathComponent], at offset: Int) {
+        if recordsPositions { recordedOffsets.append((path, offset)) }
+    }
 
     struct KeyPart {
         let name: String
@@ -194,7 +272,9 @@ struct TOMLParser {
             case UInt8(ascii: "["):
                 current = try parseHeader(root: root)
             default:
+                let saved = currentPath
                 try parseKeyValue(into: current)
+                currentPath = saved
             }
             try expectEndOfLine()
         }
@@ -261,7 +341,9 @@ struct TOMLParser {
         }
         section += 1
         var table = root
+        var path: [TOMLPathComponent] = []
         for (index, part) in key.dropLast().enumerated() {
+            path.append(.key(part.name))
             switch table.children[ExactText(part.name)] {
             case nil:
                 try checkDepth(table.depth + 1, at: part.offset)
@@ -272,6 +354,7 @@ struct TOMLParser {
                 table = child
             case .tables(let array):
                 guard let last = array.tables.last else { throw error("empty array of tables", at: part.offset) }
+                path.append(.index(array.tables.count - 1))
                 table = last
             case .value:
                 throw error("cannot define a table under \(TOMLParser.keyText(key[...index].map(\.name))): it is a value",
@@ -280,20 +363,29 @@ struct TOMLParser {
         }
         guard let last = key.last else { throw error("expected a table name", at: start) }
         let existing = table.children[ExactText(last.name)]
+        path.append(.key(last.name))
         if isArray {
             let element = TOMLTableNode(depth: table.depth + 1)
             try checkDepth(element.depth, at: last.offset)
             element.definedByHeader = true
             switch existing {
-            case nil: table.add(last.name, .tables(TOMLArrayOfTablesNode(element)))
-            case .tables(let array): array.tables.append(element)
+            case nil:
+                table.add(last.name, .tables(TOMLArrayOfTablesNode(element)))
+                path.append(.index(0))
+            case .tables(let array):
+                array.tables.append(element)
+                path.append(.index(array.tables.count - 1))
             case .table: throw error("cannot define [[\(TOMLParser.keyText(key.map(\.name)))]]: it is already a table",
                                      at: start, path: key)
             case .value: throw error("cannot define [[\(TOMLParser.keyText(key.map(\.name)))]]: it is already a value",
                                      at: start, path: key)
             }
+            record(path, at: start)
+            currentPath = path
             return element
         }
+        record(path, at: start)
+        currentPath = path
         switch existing {
         case nil:
             let child = TOMLTableNode(depth: table.depth + 1)
@@ -318,6 +410,7 @@ struct TOMLParser {
 
     private mutating func parseKeyValue(into table: TOMLTableNode) throws(CodecError) {
         let key = try parseKey()
+        recordKey(key)
         skipSpaces()
         guard i < bytes.count, bytes[i] == UInt8(ascii: "=") else {
             throw error(i < bytes.count ? "expected '=' after key, found \(describeCharacter(at: i))" : "expected '=' after key")
@@ -326,6 +419,15 @@ struct TOMLParser {
         skipSpaces()
         let value = try parseValue(depth: table.depth + key.count)
         try insert(value, at: key, into: table)
+    }
+
+    /// Notes where a (dotted) key and each of its prefixes is written, and enters its path for the value.
+    private mutating func recordKey(_ key: [KeyPart]) {
+        guard recordsPositions else { return }
+        for part in key {
+            currentPath.append(.key(part.name))
+            record(currentPath, at: part.offset)
+        }
     }
 
     /// Puts `value` at a dotted key below `table`, creating the intermediate tables dotted keys define.
@@ -460,7 +562,13 @@ struct TOMLParser {
             try skipArraySpace()
             guard i < bytes.count else { throw error("unterminated array", at: start) }
             if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
+            let saved = currentPath
+            if recordsPositions {
+                currentPath.append(.index(items.count))
+                record(currentPath, at: i)
+            }
             items.append(try parseValue(depth: depth + 1))
+            currentPath = saved
             try skipArraySpace()
             guard i < bytes.count else { throw error("unterminated array", at: start) }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
@@ -485,11 +593,14 @@ struct TOMLParser {
             default: break
             }
             let key = try parseKey()
+            let saved = currentPath
+            recordKey(key)
             skipSpaces()
             guard i < bytes.count, bytes[i] == UInt8(ascii: "=") else { throw error("expected '=' after key") }
             i += 1
             skipSpaces()
             let value = try parseValue(depth: depth + key.count)
+            currentPath = saved
             try insert(value, at: key, into: node)
             skipSpaces()
             guard i < bytes.count else { throw error("unterminated inline table", at: start) }

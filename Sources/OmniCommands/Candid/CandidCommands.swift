@@ -19,7 +19,7 @@ public enum CandidCommands {
             section: "Internet Computer"
         ) {
             [CandidEncodeCommand.command, CandidDecodeCommand.command, CandidCheckCommand.command,
-             CandidSubtypeCommand.command, CandidHashCommand.command, CandidRandomCommand.command]
+             CandidSubtypeCommand.command, CandidHashCommand.command, CandidRandomCommand.command, CandidBindCommand.command]
         }
     }
 }

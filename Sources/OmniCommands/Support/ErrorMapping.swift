@@ -1,6 +1,7 @@
 import OmniBLS
 import OmniAttest
 import OmniCandid
+import OmniCandidBind
 import OmniCLI
 import OmniCodec
 import OmniConnect
@@ -28,6 +29,10 @@ public enum ErrorMapping {
             }
         case let error as CandidError:
             return candid(error)
+        case let error as CandidBindError:
+            // A manifest or interface that cannot be turned into Swift: the input is at fault.
+            return ErrorReport(kind: error.kind == .unsupported ? "unsupported" : "malformed_input", message: error.description,
+                               exitCode: .malformedInput)
         case let error as TransportError:
             return transport(error)
         case let error as BLSError:

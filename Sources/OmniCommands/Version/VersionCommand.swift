@@ -2,13 +2,14 @@ internal import COmniShims
 import OmniCLI
 import OmniCodec
 import OmniCrypto
+import OmniSystem
 import OmniTransport
 
 /// `omni version`: what this binary is and which C libraries it runs on (read at run time from the loaded
 /// libraries, so a distro update shows up without a rebuild).
 public enum VersionCommand {
-    /// omni's release version; bumped by hand at release time.
-    public static let version = "0.1.0"
+    /// omni's release version (its one home is `OmniRelease`).
+    public static let version = OmniRelease.version
 
     public static let command = Command(
         "version", abstract: "Show omni's version, build and library versions.",

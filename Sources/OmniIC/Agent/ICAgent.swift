@@ -83,7 +83,12 @@ public final class ICAgent: Sendable {
     private let transport: any ICTransport
     private let cancellation: HTTPCancellation?
     private let onEvent: @Sendable (ICAgentEvent) -> Void
-    private let state = Mutex(MutableState())
+    /// Shared by the agents `signing(as:)` makes, so what one learns (clock, subnets, endpoints) serves them all.
+    private let shared: SharedState
+
+    private final class SharedState: Sendable {
+        let state = Mutex(MutableState())
+    }
 
     private struct MutableState {
         /// Replica clock minus ours, in nanoseconds.
@@ -104,10 +109,26 @@ public final class ICAgent: Sendable {
         self.transport = transport ?? HTTPClientTransport(client: HTTPClient(configuration: .init(userAgent: "omni")),
                                                           cancellation: cancellation)
         self.onEvent = onEvent
+        self.shared = SharedState()
+    }
+
+    private init(sharing agent: ICAgent, identity: ICIdentity) {
+        configuration = agent.configuration
+        self.identity = identity
+        transport = agent.transport
+        cancellation = agent.cancellation
+        onEvent = agent.onEvent
+        shared = agent.shared
+    }
+
+    /// An agent that signs as `identity` and otherwise is this one: the same network, root key, settings, transport
+    /// and cancellation, and the same knowledge of the network's clock, subnets and endpoints (shared, not copied).
+    public func signing(as identity: ICIdentity) -> ICAgent {
+        ICAgent(sharing: self, identity: identity)
     }
 
     /// The clock skew currently applied to ingress expiries (replica − local, ns).
-    public var clockSkew: Int64 { state.withLock { $0.clockSkew } }
+    public var clockSkew: Int64 { shared.state.withLock { $0.clockSkew } }
 
     // MARK: - Status and root keys
 
@@ -205,7 +226,7 @@ public final class ICAgent: Sendable {
     /// vouches for every subnet, but its node keys are those of the root subnet, which serves only its own ranges.
     public func subnetInfo(serving canister: Principal, refresh: Bool = false) throws -> (info: SubnetInfo, fromCache: Bool) {
         if !refresh {
-            if let known = state.withLock({ $0.subnets.first { $0.serves(canister) } }) { return (known, false) }
+            if let known = shared.state.withLock({ $0.subnets.first { $0.serves(canister) } }) { return (known, false) }
             if let cached = configuration.nodeKeyCache?.load(serving: canister, rootKey: configuration.rootKey) {
                 remember(cached)
                 onEvent(.nodeKeysFromCache(subnet: cached.subnetID))
@@ -231,7 +252,7 @@ public final class ICAgent: Sendable {
     /// `subnetInfo(serving:)`.
     public func subnetInfo(subnet: Principal, refresh: Bool = false) throws -> (info: SubnetInfo, fromCache: Bool) {
         if !refresh {
-            if let known = state.withLock({ $0.subnets.first { $0.subnetID == subnet } }) { return (known, false) }
+            if let known = shared.state.withLock({ $0.subnets.first { $0.subnetID == subnet } }) { return (known, false) }
             if let cached = configuration.nodeKeyCache?.load(subnet: subnet, rootKey: configuration.rootKey) {
                 remember(cached)
                 onEvent(.nodeKeysFromCache(subnet: cached.subnetID))
@@ -256,7 +277,7 @@ public final class ICAgent: Sendable {
     }
 
     private func remember(_ info: SubnetInfo) {
-        state.withLock { state in
+        shared.state.withLock { state in
             state.subnets.removeAll { $0.subnetID == info.subnetID }
             state.subnets.append(info)
         }
@@ -394,7 +415,7 @@ public final class ICAgent: Sendable {
             throw ICError.verification(.time, "the replica refused the call's ingress expiry (\(refusal.error.message)), but "
                                        + stillValid + "; check it with " + check)
         }
-        state.withLock { $0.clockSkew = skew }
+        shared.state.withLock { $0.clockSkew = skew }
         onEvent(.clockSkewCorrected(nanoseconds: skew, source: .certifiedTime))
         return try submitCall(signing, route: route, statusSigning: statusSigning, wait: wait, afterRefusal: true)
     }
@@ -626,7 +647,7 @@ public final class ICAgent: Sendable {
     /// clock; a read is signed again once with the hint; a call throws `ExpiryRefusal` for `submitCall` to resolve.
     /// A call still unanswered after the retries throws `UnansweredCall`. Returns 200 and 202 answers; refusals throw.
     private func post(_ operation: Operation, route: CertificateScope, versions: [Int], signing: Signing) throws -> Sent {
-        let known = state.withLock { $0.unavailable }
+        let known = shared.state.withLock { $0.unavailable }
         var candidates = versions.filter { !known.contains(endpointName(operation, route, $0)) }
         if candidates.isEmpty { candidates = versions.suffix(1) }
         var index = 0
@@ -645,7 +666,7 @@ public final class ICAgent: Sendable {
                 throw UnansweredCall(request: request, endpoint: "v\(version)", error: error)
             }
             if response.status == 404, index + 1 < candidates.count {
-                state.withLock { _ = $0.unavailable.insert(name) }
+                shared.state.withLock { _ = $0.unavailable.insert(name) }
                 onEvent(.endpointFallback(from: name, to: endpointName(operation, route, candidates[index + 1])))
                 index += 1
                 continue
@@ -667,7 +688,7 @@ public final class ICAgent: Sendable {
                 }
                 if !signedAgain {
                     signedAgain = true
-                    state.withLock { $0.clockSkew = hinted }
+                    shared.state.withLock { $0.clockSkew = hinted }
                     onEvent(.clockSkewCorrected(nanoseconds: hinted, source: .replicaHint))
                     (request, body) = try prepare(signing)
                     continue
@@ -735,7 +756,7 @@ public final class ICAgent: Sendable {
                                               freshness: .now(tolerance: configuration.freshnessTolerance))
         // Certified time is the replica's clock (a few seconds behind): keep the expiry estimate current.
         let skew = ClockSkew.skew(replicaTime: verified.time, localNow: IngressExpiry.currentTime())
-        state.withLock { $0.clockSkew = skew }
+        shared.state.withLock { $0.clockSkew = skew }
         return verified
     }
 
