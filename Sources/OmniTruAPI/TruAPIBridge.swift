@@ -40,13 +40,13 @@ public struct TruAPIBridgeConfiguration: Sendable {
 /// queue drained by a writer thread, text messages ignored, and Close 1000 `bridge closing` when it ends.
 ///
 /// The WebSocket route is `*`: any path upgrades (the reference does not check it), except paths that have a plain
-/// route of their own — which is how browser glue (`GET /bootstrap.js`, `GET /host`) shares the port; such routes
-/// check the token with `authorizes(_:)`.
+/// route of their own — which is how the browser glue (`TruAPIBrowserGlue`: `GET /bootstrap.js`, `GET /host`) shares
+/// the port; such routes check the token with `refusePage(_:)`.
 public final class TruAPIBridge: @unchecked Sendable {
     public let configuration: TruAPIBridgeConfiguration
     private let makeHost: @Sendable (Int) -> any TruAPIHost
     private let trace: TruAPITrace?
-    private let onEvent: @Sendable (TruAPIBridgeEvent) -> Void
+    let onEvent: @Sendable (TruAPIBridgeEvent) -> Void
     private let lock = Lock()
     private var connections: [Int: TruAPIBridgeConnection] = [:]
     private var active = 0
@@ -84,6 +84,22 @@ public final class TruAPIBridge: @unchecked Sendable {
     /// on the bridge's port.
     public func authorizes(_ request: HTTPServerRequest) -> Bool {
         refusal(request) == nil
+    }
+
+    /// The gate for a plain route on the bridge's port (the browser glue): nil to serve it, else the refusal to
+    /// send (401 `invalid token`, 403 for an Origin not allowed), logged as the WebSocket's refusals are.
+    public func refusePage(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+        guard let (event, response) = refusal(request) else { return nil }
+        onEvent(.refused(event, remote: request.remoteAddress, status: response.status, reason: response.bodyText))
+        return response
+    }
+
+    /// The bridge's own host page: a browser sends `Origin: http://HOST` with the `Host` it dialled, and that host is
+    /// a loopback name. Allowed besides `--allow-origin`, since the page only relays for the product it embeds.
+    static func isOwnPage(origin: String, host: String?) -> Bool {
+        guard let host, origin.lowercased() == "http://" + host.lowercased() else { return false }
+        let name = host.hasPrefix("[") ? String(host.prefix { $0 != "]" }) + "]" : String(host.prefix { $0 != ":" })
+        return ["127.0.0.1", "localhost", "[::1]"].contains(name.lowercased())
     }
 
     /// Open connections now.
@@ -128,7 +144,8 @@ public final class TruAPIBridge: @unchecked Sendable {
             return ("reject_unauthorized", .text("invalid token", status: 401))
         }
         if !configuration.allowedOrigins.isEmpty, let origin = request.headers["Origin"],
-           !configuration.allowedOrigins.contains(where: { $0.lowercased() == origin.lowercased() }) {
+           !configuration.allowedOrigins.contains(where: { $0.lowercased() == origin.lowercased() }),
+           !Self.isOwnPage(origin: origin, host: request.headers["Host"]) {
             return ("reject_origin", .text("origin not allowed", status: 403))
         }
         return nil

@@ -97,6 +97,21 @@ struct TruAPIEventLine: Renderable {
     func text(style: TextStyle) -> String { summary }
 }
 
+/// `--print-bootstrap`'s output: the script as text; in JSON with the URL it would be served from.
+struct BootstrapScript: Renderable {
+    let endpoint: TruAPIBridgeEndpoint
+
+    var json: JSONValue {
+        .object(["bootstrap_url": .string(endpoint.bootstrapURL), "url": .string(endpoint.socketURL),
+                 "script": .string(TruAPIBrowserGlue.bootstrapScript(endpoint))])
+    }
+
+    func text(style: TextStyle) -> String {
+        let script = TruAPIBrowserGlue.bootstrapScript(endpoint)
+        return script.hasSuffix("\n") ? String(script.dropLast()) : script
+    }
+}
+
 enum TruAPIBridgeCommand {
     // Listening
     static let listen = DefaultedOption<ListenAddress>("listen", valueName: "HOST:PORT", help: "Address to serve on (port 0 picks a free one).",
@@ -157,6 +172,15 @@ enum TruAPIBridgeCommand {
     static let opener = Option<String>("opener", valueName: "CMD", help: "Open allowed navigate_to URLs with this program (words split on spaces, the URL appended).",
                                        absentMeans: "print the URL as an event", group: "Host")
     static let notify = Flag("notify", help: "Also show notifications with notify-send.", group: "Host")
+    // Browser
+    static let open = Option<String>("open", valueName: "URL",
+                                     help: "Once listening, open the host page embedding this product page (http or https) with --opener or xdg-open.",
+                                     group: "Browser")
+    static let opaque = Flag("opaque", help: "With --open: embed the product in a sandbox without its own origin (its messages come from origin null).",
+                             group: "Browser")
+    static let printBootstrap = Flag("print-bootstrap",
+                                     help: "Print the /bootstrap.js shim for the bridge --listen and --token describe, and exit without listening.",
+                                     group: "Browser")
 
     static let command = Command(
         "bridge", abstract: "Be the host of a TrUAPI product: a local WebSocket bridge without a signing session.",
@@ -181,12 +205,25 @@ enum TruAPIBridgeCommand {
             first (the token appears only there and in --ready-file), then one line per event: connections, refusals, \
             dropped frames, permissions, notifications, navigation. Drive it with 'omni truapi call' and 'omni truapi \
             subscribe'; record with --trace-frames and check with 'omni truapi replay'.
+            
+            Browsers: products built on @parity/truapi 0.9 and earlier reach a host only through the webview shim or \
+            the iframe protocol, and the bridge serves both on its own port, behind the same ?t= token (HTTP 401 \
+            "invalid token" without it; never cached). GET /bootstrap.js?t=TOKEN is the iOS bootstrap's equivalent: \
+            put <script src="…"> before the product's own scripts and it sets window.__truapi_localhost {url, token}, \
+            __HOST_WEBVIEW_MARK__ and __HOST_API_PORT__ (a MessagePort look-alike over the bridge's WebSocket), then \
+            fires truapi-native-ready. GET /host?t=TOKEN&url=PRODUCT is a page that embeds the product in an iframe, \
+            answers its truapi-ready with truapi-init and a MessagePort, and relays that port to the bridge; it takes \
+            messages only from that frame, on the product's origin or the opaque origin null. The ready line carries \
+            bootstrap_url, and host_url with --open, which opens that page with --opener (or xdg-open) or, without an \
+            opener, says to open host_url. --print-bootstrap prints the shim without starting the bridge (for \
+            Page.addScriptToEvaluateOnNewDocument in a browser you drive): it needs the port in --listen and a token \
+            from --token @FILE or none, since an automatic token exists only once the bridge runs.
             """,
         options: [listen, unsafeListen, token, allowOrigin, maxConnections, idleTimeout, closeTimeout, readyFile, traceFrames, sendHandshake,
                   productID, productTLD, network, chainRole, stateDir, ephemeral, storageQuota, policy, autoAccept, denyAll, promptTimeout,
-                  theme, themeFile, preimages, opener, notify],
+                  theme, themeFile, preimages, opener, notify, open, opaque, printBootstrap],
         relations: [.conflicting(stateDir, ephemeral), .conflicting(autoAccept, denyAll), .conflicting(policy, denyAll),
-                    .conflicting(theme, themeFile)],
+                    .conflicting(theme, themeFile), .requires(opaque, open), .conflicting(printBootstrap, open)],
         examples: [
             Example("omni truapi bridge --product-id myapp.dot --network paseo-next-v2 --output jsonl",
                     "Serve myapp.dot on a free port; the first line has the URL with the token."),
@@ -194,6 +231,10 @@ enum TruAPIBridgeCommand {
                     "A throw-away host for a dev server that says yes to every prompt."),
             Example("omni truapi bridge --product-id myapp.dot --policy policy.json --trace-frames trace.jsonl --output jsonl",
                     "Decide permissions from a file and record the session for 'omni truapi replay'."),
+            Example("omni truapi bridge --product-id localhost:3000 --ephemeral --open http://localhost:3000/",
+                    "Show a dev server's product in the browser, in the bridge's iframe host page."),
+            Example("omni truapi bridge --product-id myapp.dot --listen 127.0.0.1:9955 --token @token.txt --print-bootstrap > bootstrap.js",
+                    "The webview shim for a bridge that will listen on port 9955 with that token."),
         ],
         streaming: .always
     ) { invocation in
@@ -201,6 +242,12 @@ enum TruAPIBridgeCommand {
     }
 
     static func run(_ invocation: Invocation) throws -> CommandResult {
+        if try invocation.value(printBootstrap) { return try bootstrapOnly(invocation) }
+        let productPage = try invocation.value(open).map { text -> TruAPIProductPage in
+            do throws(TruAPIError) { return try TruAPIProductPage(parsing: text) } catch {
+                throw CLIError.usage("--open: \(error.message)", commandPath: invocation.commandPath)
+            }
+        }
         let suffixes = try invocation.value(productTLD).map { text -> String in
             guard let suffix = TruAPIProductID.suffix(text) else {
                 throw CLIError.usage("--product-tld '\(text)' is not a domain suffix like .dot", commandPath: invocation.commandPath)
@@ -305,6 +352,9 @@ enum TruAPIBridgeCommand {
         serverConfiguration.shutdownGracePeriod = configuration.closeTimeout + 1
         let server = try HTTPServer(configuration: serverConfiguration)
         bridge.install(on: server)
+        TruAPIBrowserGlue.install(on: server, bridge: bridge) { [weak server] in
+            TruAPIBridgeEndpoint(host: address.host, port: server?.port ?? address.port, token: secret)
+        }
         do {
             try server.start()
         } catch {
@@ -315,19 +365,25 @@ enum TruAPIBridgeCommand {
         if secret == nil { invocation.warn("--token none: any program on this machine can connect to the bridge") }
         if serverConfiguration.allowNonLoopback { invocation.warn("--unsafe-listen: the bridge is reachable from other hosts, without TLS") }
 
-        let url = "ws://" + HostPort(host: address.host, port: server.port).description + "/" + (secret.map { "?t=" + $0 } ?? "")
+        let endpoint = TruAPIBridgeEndpoint(host: address.host, port: server.port, token: secret)
+        let url = endpoint.socketURL
+        let hostURL = try productPage.map { endpoint.hostPageURL(product: $0, opaque: try invocation.value(opaque)) }
         var ready = JSONObject()
         ready.append("event", "ready")
         ready.append("port", .int(server.port))
         ready.append("url", .string(url))
+        ready.append("bootstrap_url", .string(endpoint.bootstrapURL))
+        if let hostURL { ready.append("host_url", .string(hostURL)) }
         ready.append("product_id", .string(product.value))
         ready.append("network", chains.network.isEmpty ? .null : .string(chains.network))
         ready.append("state_dir", state.directory.map(JSONValue.string) ?? .null)
         if let file = try invocation.value(readyFile) {
             try invocation.write(JSONValue.object(ready).serialized() + "\n", to: file, label: "--ready-file", mode: 0o600)
         }
-        invocation.emitItem(TruAPIEventLine(json: .object(ready), summary: "TrUAPI bridge for \(product.value) listening on \(url)"))
+        invocation.emitItem(TruAPIEventLine(json: .object(ready), summary: "TrUAPI bridge for \(product.value) listening on \(url)"
+                                                + (hostURL.map { "\nhost page: " + $0 } ?? "")))
         context.resumePendingNotifications()
+        if let hostURL { openHostPage(hostURL, program: openerWords ?? ["xdg-open"], invocation: invocation, emit: emit) }
 
         let hangup = themeSource.map { file in
             HangupSignal {
@@ -345,6 +401,33 @@ enum TruAPIBridgeCommand {
         hangup?.cancel()
         context.close()
         return .output(TruAPIEventLine(json: .object(["event": "stopped"]), summary: "bridge stopped"))
+    }
+
+    /// `--open`: starts the opener on the host page without waiting for the browser; the outcome is an event (never
+    /// with the URL, which has the token), and a failure also says where the URL is.
+    static func openHostPage(_ url: String, program: [String], invocation: Invocation, emit: @escaping @Sendable (TruAPIBridgeEvent) -> Void) {
+        Task {
+            let problem = await TruAPIHelperProcess.run(program + [url], timeout: 10)
+            var fields: [(String, JSONValue)] = [("program", .string(program[0])), ("opened", .bool(problem == nil))]
+            if let problem { fields.append(("problem", .string(problem))) }
+            emit(TruAPIBridgeEvent("host_page_open", fields, summary: problem.map { "--open: \($0)" } ?? "opened the host page with \(program[0])"))
+            if let problem { invocation.warn("--open: \(problem); open host_url from the ready line in a browser") }
+        }
+    }
+
+    /// `--print-bootstrap`: the shim for the bridge that `--listen` and `--token` describe, without listening.
+    static func bootstrapOnly(_ invocation: Invocation) throws -> CommandResult {
+        let address = try invocation.value(listen).address
+        guard address.port != 0 else {
+            throw CLIError.usage("--print-bootstrap needs the port the bridge will listen on: give --listen 127.0.0.1:PORT",
+                                 commandPath: invocation.commandPath)
+        }
+        if try invocation.value(token) == .auto {
+            throw CLIError.usage("--print-bootstrap: an automatic token exists only once the bridge runs; give --token @FILE (or fetch bootstrap_url from the running bridge's ready line)",
+                                 commandPath: invocation.commandPath)
+        }
+        let endpoint = TruAPIBridgeEndpoint(host: address.host, port: address.port, token: try bridgeToken(invocation))
+        return .output(BootstrapScript(endpoint: endpoint))
     }
 
     /// The token the bridge checks, nil for none.
