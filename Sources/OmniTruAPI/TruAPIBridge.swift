@@ -4,6 +4,7 @@ import OmniCodec
 import OmniCrypto
 import OmniSystem
 import OmniTransport
+import Synchronization
 
 /// Limits and switches of a bridge (reference §2 for the defaults).
 public struct TruAPIBridgeConfiguration: Sendable {
@@ -201,8 +202,9 @@ extension HTTPServerResponse {
     var bodyText: String { (try? UTF8Validation.string(body)) ?? "" }
 }
 
-/// Frames waiting for a connection's writer. `push` runs under the dispatcher's lock, so it only appends and
-/// signals; a queue that overflows drops everything and reports once.
+/// Frames waiting for a connection's writer. `push` runs under the dispatcher's lock, so it never waits: with nothing
+/// queued or being written it hands the frame to `sendNow` (a send that does not wait), else it appends and signals
+/// the writer; a queue that overflows drops everything and reports once.
 final class TruAPIOutboundQueue: @unchecked Sendable {
     enum Next { case frame([UInt8]), timeout, finished }
 
@@ -211,20 +213,27 @@ final class TruAPIOutboundQueue: @unchecked Sendable {
     private var head = 0
     private var bytes = 0
     private var finished = false
+    /// The writer took a frame and has not finished sending it.
+    private var writing = false
     private(set) var overflowed = false
     let maxFrames: Int
     let maxBytes: Int
+    private let sendNow: @Sendable ([UInt8]) -> Bool
     private let onOverflow: @Sendable (_ frames: Int, _ bytes: Int) -> Void
 
-    init(maxFrames: Int, maxBytes: Int, onOverflow: @escaping @Sendable (Int, Int) -> Void) {
+    init(maxFrames: Int, maxBytes: Int, sendNow: @escaping @Sendable ([UInt8]) -> Bool = { _ in false },
+         onOverflow: @escaping @Sendable (Int, Int) -> Void) {
         self.maxFrames = maxFrames
         self.maxBytes = maxBytes
+        self.sendNow = sendNow
         self.onOverflow = onOverflow
     }
 
     func push(_ frame: [UInt8]) {
         let overflow: (Int, Int)? = condition.withLock {
             guard !finished else { return nil }
+            // Nothing ahead of it: straight to the socket, without waking the writer (a thread hand-off per frame).
+            if head == frames.count, !writing, sendNow(frame) { return nil }
             guard frames.count - head < maxFrames, bytes + frame.count <= maxBytes else {
                 let counts = (frames.count - head, bytes)
                 overflowed = true
@@ -258,6 +267,7 @@ final class TruAPIOutboundQueue: @unchecked Sendable {
             frames[head] = []
             head += 1
             bytes -= frame.count
+            writing = true
             if head > 1024, head * 2 > frames.count {
                 frames.removeSubrange(0..<head)
                 head = 0
@@ -265,6 +275,9 @@ final class TruAPIOutboundQueue: @unchecked Sendable {
             return .frame(frame)
         }
     }
+
+    /// The writer is done with the frame `next` gave it.
+    func written() { condition.withLock { writing = false } }
 
     /// Accepts nothing more; the writer delivers what is queued, then sees `.finished`.
     func finish() {
@@ -292,7 +305,7 @@ final class TruAPIBridgeConnection: @unchecked Sendable {
     private var closeAfterDrain = false
     private var closeReason: String?
     private var framesIn = 0
-    private var framesOut = 0
+    private let framesOutCounter: FrameCounter
     private var logged = 0
     private var unlogged = 0
 
@@ -304,7 +317,18 @@ final class TruAPIBridgeConnection: @unchecked Sendable {
         self.trace = trace
         self.onEvent = onEvent
         let overflowed = OverflowHandler()
-        queue = TruAPIOutboundQueue(maxFrames: configuration.outboundQueueFrames, maxBytes: configuration.outboundQueueBytes) { frames, bytes in
+        let counter = FrameCounter()
+        framesOutCounter = counter
+        // With a trace, every frame goes through the writer, which records it before sending it: recorded after
+        // the send, an answer could land behind the product's next frame in the trace, and replay would misorder it.
+        let direct = trace == nil
+        let sendNow: @Sendable ([UInt8]) -> Bool = { bytes in
+            guard direct, socket.trySend(binary: bytes) else { return false }
+            counter.count.add(1, ordering: .relaxed)
+            return true
+        }
+        queue = TruAPIOutboundQueue(maxFrames: configuration.outboundQueueFrames, maxBytes: configuration.outboundQueueBytes,
+                                    sendNow: sendNow) { frames, bytes in
             overflowed.fire(frames, bytes)
         }
         let queue = self.queue
@@ -312,6 +336,10 @@ final class TruAPIBridgeConnection: @unchecked Sendable {
             self?.log(.dispatch(id, event))
         })
         overflowed.connection = self
+    }
+
+    final class FrameCounter: Sendable {
+        let count = Atomic<Int>(0)
     }
 
     /// Runs the overflow's consequences off the dispatcher's lock (where `push` is called from).
@@ -378,7 +406,8 @@ final class TruAPIBridgeConnection: @unchecked Sendable {
             while !writerDone { condition.wait() }
         }
         if socket.isOpen { _ = try? socket.close(code: .normal, reason: "bridge closing", timeout: configuration.closeTimeout) }
-        let (inCount, outCount, skipped) = condition.withLock { (framesIn, framesOut, unlogged) }
+        let (inCount, skipped) = condition.withLock { (framesIn, unlogged) }
+        let outCount = framesOutCounter.count.load(ordering: .relaxed)
         if skipped > 0 {
             onEvent(TruAPIBridgeEvent("drops_not_logged", [("connection", .int(id)), ("count", .int(skipped))],
                                       summary: "connection \(id): \(skipped) more dropped or ignored frames were not logged one by one"))
@@ -395,7 +424,8 @@ final class TruAPIBridgeConnection: @unchecked Sendable {
                 trace?.record(connection: id, .outgoing, bytes)
                 do {
                     try socket.send(binary: bytes)
-                    condition.withLock { framesOut += 1 }
+                    queue.written()
+                    framesOutCounter.count.add(1, ordering: .relaxed)
                 } catch {
                     if condition.withLock({ closeReason == nil && !stopping }) {
                         condition.withLock { closeReason = "send failed: \(error.message)" }

@@ -362,6 +362,12 @@ enum TruAPIBridgeCommand {
             throw CLIError.usage("\(error.message); add --unsafe-listen to serve other hosts (the bridge has no TLS)",
                                  commandPath: invocation.commandPath)
         }
+        // Before the ready line: whoever reads it may stop the bridge at once, and still gets a clean close.
+        invocation.interrupts.onInterrupt {
+            prompter?.close()
+            bridge.shutdown()
+            server.requestStop()
+        }
         if secret == nil { invocation.warn("--token none: any program on this machine can connect to the bridge") }
         if serverConfiguration.allowNonLoopback { invocation.warn("--unsafe-listen: the bridge is reachable from other hosts, without TLS") }
 
@@ -391,11 +397,6 @@ enum TruAPIBridgeCommand {
                     invocation.warn("SIGHUP: \(ErrorMapping.report(error)?.message ?? "\(error)"); the theme stays as it was")
                 }
             }
-        }
-        invocation.interrupts.onInterrupt {
-            prompter?.close()
-            bridge.shutdown()
-            server.requestStop()
         }
         server.waitUntilStopped()
         hangup?.cancel()
