@@ -119,6 +119,40 @@ struct TruAPIDispatcherTests {
         #expect(connection.allSent.count == 2)
     }
 
+    /// A host that has some answers at once: what it answers immediately must never reach `respond`.
+    final class ImmediateHost: TruAPIDefaultHost, @unchecked Sendable {
+        let responded = Mutex<[String]>([])
+        let slow = Gate()
+
+        override func immediateAnswer(to call: TruAPICall) -> Result<SCALEValue, TruAPICallError>? {
+            call.method.name == "system_handshake" ? TruAPIDefaultHost.defaultAnswer(to: call) : nil
+        }
+
+        override func respond(to call: TruAPICall) async -> Result<SCALEValue, TruAPICallError> {
+            responded.withLock { $0.append(call.requestID) }
+            await slow.wait()
+            return TruAPIDefaultHost.defaultAnswer(to: call)
+        }
+    }
+
+    @Test("an answer the host has at once is sent before receive returns, without respond; the others still wait for theirs")
+    func immediateAnswers() async throws {
+        let host = ImmediateHost()
+        let connection = MemoryConnection(host: host)
+        connection.send(frame("p:1", "system_feature_supported", .request, "0000" + "80" + String(repeating: "00", count: 32)))
+        connection.send(frame("p:2", "system_handshake", .request, "0001"))
+        connection.send(frame("p:3", "system_handshake", .request, "0002"))
+        // Sent synchronously, in arrival order, while p:1 still waits on the host.
+        #expect(connection.allSent.map { $0.requestID + " " + Hex.encode($0.payload) } == ["p:2 0000", "p:3 0001000001"])
+        host.slow.open()
+        await connection.dispatcher.waitUntilSettled()
+        #expect(connection.allSent.map(\.requestID) == ["p:2", "p:3", "p:1"])
+        #expect(host.responded.withLock { $0 } == ["p:1"])
+        connection.dispatcher.close()
+        connection.send(frame("p:4", "system_handshake", .request, "0001"))
+        #expect(connection.allSent.count == 3, "nothing is sent after close, immediate or not")
+    }
+
     @Test("a request payload that does not decode is answered MalformedFrame, never dropped")
     func malformedRequest() async throws {
         let connection = MemoryConnection(host: TruAPIDefaultHost())
