@@ -206,18 +206,11 @@ enum TruAPIBridgeCommand {
             dropped frames, permissions, notifications, navigation. Drive it with 'omni truapi call' and 'omni truapi \
             subscribe'; record with --trace-frames and check with 'omni truapi replay'.
             
-            Browsers: products built on @parity/truapi 0.9 and earlier reach a host only through the webview shim or \
-            the iframe protocol, and the bridge serves both on its own port, behind the same ?t= token (HTTP 401 \
-            "invalid token" without it; never cached). GET /bootstrap.js?t=TOKEN is the iOS bootstrap's equivalent: \
-            put <script src="…"> before the product's own scripts and it sets window.__truapi_localhost {url, token}, \
-            __HOST_WEBVIEW_MARK__ and __HOST_API_PORT__ (a MessagePort look-alike over the bridge's WebSocket), then \
-            fires truapi-native-ready. GET /host?t=TOKEN&url=PRODUCT is a page that embeds the product in an iframe, \
-            answers its truapi-ready with truapi-init and a MessagePort, and relays that port to the bridge; it takes \
-            messages only from that frame, on the product's origin or the opaque origin null. The ready line carries \
-            bootstrap_url, and host_url with --open, which opens that page with --opener (or xdg-open) or, without an \
-            opener, says to open host_url. --print-bootstrap prints the shim without starting the bridge (for \
-            Page.addScriptToEvaluateOnNewDocument in a browser you drive): it needs the port in --listen and a token \
-            from --token @FILE or none, since an automatic token exists only once the bridge runs.
+            Browsers: the bridge also serves GET /bootstrap.js?t=TOKEN, the iOS bootstrap's webview shim \
+            (window.__HOST_API_PORT__ over the bridge's WebSocket), and GET /host?t=TOKEN&url=PRODUCT, an iframe \
+            host page that answers the product's truapi-ready with truapi-init and a MessagePort relayed to the \
+            bridge; both are token-gated like the WebSocket (401 "invalid token") and never cached. The ready line \
+            carries bootstrap_url, and host_url with --open. See 'omni help truapi-browser'.
             """,
         options: [listen, unsafeListen, token, allowOrigin, maxConnections, idleTimeout, closeTimeout, readyFile, traceFrames, sendHandshake,
                   productID, productTLD, network, chainRole, stateDir, ephemeral, storageQuota, policy, autoAccept, denyAll, promptTimeout,
