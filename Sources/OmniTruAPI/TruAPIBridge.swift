@@ -81,12 +81,6 @@ public final class TruAPIBridge: @unchecked Sendable {
         return matched
     }
 
-    /// Whether a request carries the token (always, without one) and an allowed Origin: the check for plain routes
-    /// on the bridge's port.
-    public func authorizes(_ request: HTTPServerRequest) -> Bool {
-        refusal(request) == nil
-    }
-
     /// The gate for a plain route on the bridge's port (the browser glue): nil to serve it, else the refusal to
     /// send (401 `invalid token`, 403 for an Origin not allowed), logged as the WebSocket's refusals are.
     public func refusePage(_ request: HTTPServerRequest) -> HTTPServerResponse? {

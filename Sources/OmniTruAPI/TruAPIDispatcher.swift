@@ -51,6 +51,8 @@ public final class TruAPIDispatcher: Sendable {
         var requests: [Int: Task<Void, Never>] = [:]
         /// Request tasks that ended before they were registered in `requests`.
         var unregistered: Set<Int> = []
+        /// Requests whose task has not ended yet.
+        var requestsInFlight = 0
         var nextRequest = 0
         /// Tasks of subscriptions that were stopped or replaced, until they have wound down.
         var draining: [Int: Task<Void, Never>] = [:]
@@ -137,8 +139,9 @@ public final class TruAPIDispatcher: Sendable {
 
     // MARK: - Requests
 
-    /// Decoding, a malformed payload's answer and an answer the host has at once (`TruAPIHost.immediateAnswer`) happen
-    /// here, in arrival order, without a task; an answer that may wait runs on a task of its own.
+    /// Decoding, a malformed payload's answer and an answer the host has at once (`TruAPIHost.immediateAnswer`, taken
+    /// only when no earlier request is still being answered) happen here, in arrival order, without a task; an answer
+    /// that may wait runs on a task of its own.
     private func startRequest(_ frame: TruAPIFrame, bytes: [UInt8], method: TruAPIMethod) {
         let message: TruAPIMessage
         do {
@@ -150,12 +153,14 @@ public final class TruAPIDispatcher: Sendable {
             return
         }
         let call = TruAPICall(requestID: frame.requestID, method: method, version: message.version, request: message.content)
-        if let answer = host.immediateAnswer(to: call) {
+        // Only while no earlier request is still being answered: a read must not overtake the write before it.
+        if state.withLock({ $0.requestsInFlight == 0 }), let answer = host.immediateAnswer(to: call) {
             send(message.response(answer))
             return
         }
         let reserved: Int? = state.withLock { state in
             guard !state.closed else { return nil }
+            state.requestsInFlight += 1
             defer { state.nextRequest += 1 }
             return state.nextRequest
         }
@@ -164,6 +169,7 @@ public final class TruAPIDispatcher: Sendable {
             let answer = await host.respond(to: call)
             if !Task.isCancelled { send(message.response(answer)) }
             state.withLock { state in
+                state.requestsInFlight -= 1
                 if state.requests.removeValue(forKey: id) == nil { state.unregistered.insert(id) }
             }
         }
