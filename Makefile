@@ -100,14 +100,17 @@ check-generated: completions docs
 	git diff --exit-code -- completions docs
 
 # Times omni next to the independent peers in one run and prints ratios (not a test: no pass/fail). The start-up
-# rows compare omni with a C program linking the same libraries, compiled here from Tests/Peers/start_peer.c.
+# rows compare omni with a C program linking the same libraries, compiled here from Tests/Peers/start_peer.c; the
+# TrUAPI bridge rows are driven by the C load generator Tests/Peers/truapi_load.c (bench_truapi.py finds it here).
 BENCH_DIR := .build/bench
 C_START_PEER := $(BENCH_DIR)/start-peer
+TRUAPI_LOAD := $(BENCH_DIR)/truapi-load
 bench: deps build-info test-deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product omni
 	$(SWIFT) build $(RELEASE_FLAGS) --product omni-bench
 	@mkdir -p $(BENCH_DIR)
 	$(CC) -O2 -o $(C_START_PEER) Tests/Peers/start_peer.c $$(pkg-config --cflags --libs $(PKG_CONFIG_MODULES))
+	$(CC) -O2 -pthread -o $(TRUAPI_LOAD) Tests/Peers/truapi_load.c
 	$(PYTHON) Tests/Peers/bench.py --omni $(RELEASE_BIN) --omni-bench .build/release/omni-bench --c-peer $(C_START_PEER)
 
 clean:

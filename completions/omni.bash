@@ -89,7 +89,7 @@ _omni_options() {
         'omni connect sid') echo '--network-id --chain-id --app-pk --nonce --generation --legacy-js --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni connect derive-keys') echo '--secret-key-file --peer-pk --sid --show-secrets --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni truapi') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
-        'omni truapi bridge') echo '--listen --unsafe-listen --token --allow-origin --max-connections --idle-timeout --close-timeout --ready-file --trace-frames --send-handshake --product-id --product-tld --network --chain-role --chain --session --entropy-file --mnemonic-env --lite-username --full-username --state-dir --ephemeral --storage-quota --policy --auto-accept --deny-all --prompt-timeout --theme --theme-file --preimages --opener --notify --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni truapi bridge') echo '--listen --unsafe-listen --token --allow-origin --max-connections --idle-timeout --close-timeout --ready-file --trace-frames --send-handshake --product-id --product-tld --network --chain-role --chain --session --entropy-file --mnemonic-env --lite-username --full-username --state-dir --ephemeral --storage-quota --policy --auto-accept --deny-all --prompt-timeout --theme --theme-file --preimages --opener --notify --open --opaque --print-bootstrap --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni truapi session') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni truapi session new') echo '--entropy-file --mnemonic-env --words --lite-username --full-username --show-mnemonic --ss58-prefix --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni truapi session list') echo '--ss58-prefix --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
@@ -814,6 +814,7 @@ _omni_option_values() {
         'omni truapi bridge|--theme-file') echo '__file__';;
         'omni truapi bridge|--preimages') echo '__dir__';;
         'omni truapi bridge|--opener') echo '__value__';;
+        'omni truapi bridge|--open') echo '__value__';;
         'omni truapi bridge|--output') echo 'text json jsonl';;
         'omni truapi bridge|-o') echo 'text json jsonl';;
         'omni truapi bridge|--color') echo 'auto always never';;

@@ -177,38 +177,10 @@ public struct ConnectURI: Hashable, Sendable {
 
     // MARK: - Percent encoding
 
-    /// Encodes everything except RFC 3986 unreserved characters (what `encodeURIComponent` does, minus `!'()*`).
-    static func percentEncode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + Hex.encode([byte], uppercase: true)
-            }
-        }
-        return out
-    }
+    static func percentEncode(_ text: String) -> String { PercentEncoding.encode(text) }
 
     static func percentDecode(_ text: String, field: String) throws(ConnectError) -> String {
-        let utf8 = Array(text.utf8)
-        var bytes: [UInt8] = []
-        var index = 0
-        while index < utf8.count {
-            if utf8[index] == UInt8(ascii: "%") {
-                guard index + 2 < utf8.count,
-                      let byte = try? Hex.decode(utf8: [utf8[index + 1], utf8[index + 2]]).first else {
-                    throw ConnectError(.malformed, "URI field '\(field)' has a broken %-escape")
-                }
-                bytes.append(byte)
-                index += 3
-            } else {
-                bytes.append(utf8[index])
-                index += 1
-            }
-        }
+        guard let bytes = PercentEncoding.decodeBytes(text) else { throw ConnectError(.malformed, "URI field '\(field)' has a broken %-escape") }
         guard let decoded = String(validating: bytes, as: UTF8.self) else {
             throw ConnectError(.malformed, "URI field '\(field)' is not UTF-8 after %-decoding")
         }

@@ -4,6 +4,7 @@ import OmniCodec
 import OmniCrypto
 import OmniSystem
 import OmniTransport
+import Synchronization
 
 /// Limits and switches of a bridge (reference §2 for the defaults).
 public struct TruAPIBridgeConfiguration: Sendable {
@@ -40,13 +41,13 @@ public struct TruAPIBridgeConfiguration: Sendable {
 /// queue drained by a writer thread, text messages ignored, and Close 1000 `bridge closing` when it ends.
 ///
 /// The WebSocket route is `*`: any path upgrades (the reference does not check it), except paths that have a plain
-/// route of their own — which is how browser glue (`GET /bootstrap.js`, `GET /host`) shares the port; such routes
-/// check the token with `authorizes(_:)`.
+/// route of their own — which is how the browser glue (`TruAPIBrowserGlue`: `GET /bootstrap.js`, `GET /host`) shares
+/// the port; such routes check the token with `refusePage(_:)`.
 public final class TruAPIBridge: @unchecked Sendable {
     public let configuration: TruAPIBridgeConfiguration
     private let makeHost: @Sendable (Int) -> any TruAPIHost
     private let trace: TruAPITrace?
-    private let onEvent: @Sendable (TruAPIBridgeEvent) -> Void
+    let onEvent: @Sendable (TruAPIBridgeEvent) -> Void
     private let lock = Lock()
     private var connections: [Int: TruAPIBridgeConnection] = [:]
     private var active = 0
@@ -80,10 +81,20 @@ public final class TruAPIBridge: @unchecked Sendable {
         return matched
     }
 
-    /// Whether a request carries the token (always, without one) and an allowed Origin: the check for plain routes
-    /// on the bridge's port.
-    public func authorizes(_ request: HTTPServerRequest) -> Bool {
-        refusal(request) == nil
+    /// The gate for a plain route on the bridge's port (the browser glue): nil to serve it, else the refusal to
+    /// send (401 `invalid token`, 403 for an Origin not allowed), logged as the WebSocket's refusals are.
+    public func refusePage(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+        guard let (event, response) = refusal(request) else { return nil }
+        onEvent(.refused(event, remote: request.remoteAddress, status: response.status, reason: response.bodyText))
+        return response
+    }
+
+    /// The bridge's own host page: a browser sends `Origin: http://HOST` with the `Host` it dialled, and that host is
+    /// a loopback name. Allowed besides `--allow-origin`, since the page only relays for the product it embeds.
+    static func isOwnPage(origin: String, host: String?) -> Bool {
+        guard let host, origin.lowercased() == "http://" + host.lowercased() else { return false }
+        let name = host.hasPrefix("[") ? String(host.prefix { $0 != "]" }) + "]" : String(host.prefix { $0 != ":" })
+        return ["127.0.0.1", "localhost", "[::1]"].contains(name.lowercased())
     }
 
     /// Open connections now.
@@ -128,7 +139,8 @@ public final class TruAPIBridge: @unchecked Sendable {
             return ("reject_unauthorized", .text("invalid token", status: 401))
         }
         if !configuration.allowedOrigins.isEmpty, let origin = request.headers["Origin"],
-           !configuration.allowedOrigins.contains(where: { $0.lowercased() == origin.lowercased() }) {
+           !configuration.allowedOrigins.contains(where: { $0.lowercased() == origin.lowercased() }),
+           !Self.isOwnPage(origin: origin, host: request.headers["Host"]) {
             return ("reject_origin", .text("origin not allowed", status: 403))
         }
         return nil
@@ -184,8 +196,9 @@ extension HTTPServerResponse {
     var bodyText: String { (try? UTF8Validation.string(body)) ?? "" }
 }
 
-/// Frames waiting for a connection's writer. `push` runs under the dispatcher's lock, so it only appends and
-/// signals; a queue that overflows drops everything and reports once.
+/// Frames waiting for a connection's writer. `push` runs under the dispatcher's lock, so it never waits: with nothing
+/// queued or being written it hands the frame to `sendNow` (a send that does not wait), else it appends and signals
+/// the writer; a queue that overflows drops everything and reports once.
 final class TruAPIOutboundQueue: @unchecked Sendable {
     enum Next { case frame([UInt8]), timeout, finished }
 
@@ -194,20 +207,27 @@ final class TruAPIOutboundQueue: @unchecked Sendable {
     private var head = 0
     private var bytes = 0
     private var finished = false
+    /// The writer took a frame and has not finished sending it.
+    private var writing = false
     private(set) var overflowed = false
     let maxFrames: Int
     let maxBytes: Int
+    private let sendNow: @Sendable ([UInt8]) -> Bool
     private let onOverflow: @Sendable (_ frames: Int, _ bytes: Int) -> Void
 
-    init(maxFrames: Int, maxBytes: Int, onOverflow: @escaping @Sendable (Int, Int) -> Void) {
+    init(maxFrames: Int, maxBytes: Int, sendNow: @escaping @Sendable ([UInt8]) -> Bool = { _ in false },
+         onOverflow: @escaping @Sendable (Int, Int) -> Void) {
         self.maxFrames = maxFrames
         self.maxBytes = maxBytes
+        self.sendNow = sendNow
         self.onOverflow = onOverflow
     }
 
     func push(_ frame: [UInt8]) {
         let overflow: (Int, Int)? = condition.withLock {
             guard !finished else { return nil }
+            // Nothing ahead of it: straight to the socket, without waking the writer (a thread hand-off per frame).
+            if head == frames.count, !writing, sendNow(frame) { return nil }
             guard frames.count - head < maxFrames, bytes + frame.count <= maxBytes else {
                 let counts = (frames.count - head, bytes)
                 overflowed = true
@@ -241,6 +261,7 @@ final class TruAPIOutboundQueue: @unchecked Sendable {
             frames[head] = []
             head += 1
             bytes -= frame.count
+            writing = true
             if head > 1024, head * 2 > frames.count {
                 frames.removeSubrange(0..<head)
                 head = 0
@@ -248,6 +269,9 @@ final class TruAPIOutboundQueue: @unchecked Sendable {
             return .frame(frame)
         }
     }
+
+    /// The writer is done with the frame `next` gave it.
+    func written() { condition.withLock { writing = false } }
 
     /// Accepts nothing more; the writer delivers what is queued, then sees `.finished`.
     func finish() {
@@ -275,7 +299,7 @@ final class TruAPIBridgeConnection: @unchecked Sendable {
     private var closeAfterDrain = false
     private var closeReason: String?
     private var framesIn = 0
-    private var framesOut = 0
+    private let framesOutCounter: FrameCounter
     private var logged = 0
     private var unlogged = 0
 
@@ -287,7 +311,18 @@ final class TruAPIBridgeConnection: @unchecked Sendable {
         self.trace = trace
         self.onEvent = onEvent
         let overflowed = OverflowHandler()
-        queue = TruAPIOutboundQueue(maxFrames: configuration.outboundQueueFrames, maxBytes: configuration.outboundQueueBytes) { frames, bytes in
+        let counter = FrameCounter()
+        framesOutCounter = counter
+        // With a trace, every frame goes through the writer, which records it before sending it: recorded after
+        // the send, an answer could land behind the product's next frame in the trace, and replay would misorder it.
+        let direct = trace == nil
+        let sendNow: @Sendable ([UInt8]) -> Bool = { bytes in
+            guard direct, socket.trySend(binary: bytes) else { return false }
+            counter.count.add(1, ordering: .relaxed)
+            return true
+        }
+        queue = TruAPIOutboundQueue(maxFrames: configuration.outboundQueueFrames, maxBytes: configuration.outboundQueueBytes,
+                                    sendNow: sendNow) { frames, bytes in
             overflowed.fire(frames, bytes)
         }
         let queue = self.queue
@@ -295,6 +330,10 @@ final class TruAPIBridgeConnection: @unchecked Sendable {
             self?.log(.dispatch(id, event))
         })
         overflowed.connection = self
+    }
+
+    final class FrameCounter: Sendable {
+        let count = Atomic<Int>(0)
     }
 
     /// Runs the overflow's consequences off the dispatcher's lock (where `push` is called from).
@@ -361,7 +400,8 @@ final class TruAPIBridgeConnection: @unchecked Sendable {
             while !writerDone { condition.wait() }
         }
         if socket.isOpen { _ = try? socket.close(code: .normal, reason: "bridge closing", timeout: configuration.closeTimeout) }
-        let (inCount, outCount, skipped) = condition.withLock { (framesIn, framesOut, unlogged) }
+        let (inCount, skipped) = condition.withLock { (framesIn, unlogged) }
+        let outCount = framesOutCounter.count.load(ordering: .relaxed)
         if skipped > 0 {
             onEvent(TruAPIBridgeEvent("drops_not_logged", [("connection", .int(id)), ("count", .int(skipped))],
                                       summary: "connection \(id): \(skipped) more dropped or ignored frames were not logged one by one"))
@@ -378,7 +418,8 @@ final class TruAPIBridgeConnection: @unchecked Sendable {
                 trace?.record(connection: id, .outgoing, bytes)
                 do {
                     try socket.send(binary: bytes)
-                    condition.withLock { framesOut += 1 }
+                    queue.written()
+                    framesOutCounter.count.add(1, ordering: .relaxed)
                 } catch {
                     if condition.withLock({ closeReason == nil && !stopping }) {
                         condition.withLock { closeReason = "send failed: \(error.message)" }

@@ -44,6 +44,12 @@ public struct TruAPIBridgeEvent: Sendable, Equatable {
                           summary: "refused \(remote) (HTTP \(status)): \(reason)")
     }
 
+    /// A browser-glue page served (never with its query: that has the token).
+    static func pageServed(_ path: String, remote: String, product: String?) -> TruAPIBridgeEvent {
+        TruAPIBridgeEvent("page_served", [("path", .string(path)), ("remote", .string(remote)), ("product", product.map(JSONValue.string) ?? .null)],
+                          summary: "served \(path) to \(remote)" + (product.map { " for \($0)" } ?? ""))
+    }
+
     static func connectionLimit(remote: String, limit: Int) -> TruAPIBridgeEvent {
         TruAPIBridgeEvent("connection_limit", [("remote", .string(remote)), ("limit", .int(limit))],
                           summary: "dropped a connection from \(remote): \(limit) connections are open")

@@ -234,7 +234,51 @@ public final class TruAPIBridgeHost: TruAPIHost {
 
     private static func unit(_ name: String) -> TruAPICallError { .domainV1(.unitVariant(name)) }
 
+    /// Methods answered by `respond` on a task, never at once: what may prompt, open a program, write state
+    /// (navigation, permissions, storage writes and clears, notifications), sign or wait on a chain node.
+    private static let answeredOnATask: Set<String> = [
+        "system_navigate_to", "permissions_request_device_permission", "permissions_request_remote_permission",
+        "local_storage_write", "local_storage_clear", "notifications_send_push_notification",
+        "notifications_cancel_push_notification",
+    ]
+
+    private static func isAnsweredOnATask(_ method: String) -> Bool {
+        answeredOnATask.contains(method) || TruAPISigningHost.methods.contains(method) || method.hasPrefix("chain_")
+    }
+
+    /// Everything cheap: answered on the connection's reading thread (nil for `isAnsweredOnATask` methods).
+    public func immediateAnswer(to call: TruAPICall) -> Result<SCALEValue, TruAPICallError>? {
+        guard !Self.isAnsweredOnATask(call.method.name) else { return nil }
+        let request = call.request
+        switch call.method.name {
+        case "system_feature_supported":
+            let genesis = request["genesis_hash"]?.bytesValue ?? []
+            return .success(.record(["supported": .bool(context.chains.serves(genesis: genesis) || context.chainForwarder.serves(genesis: genesis))]))
+
+        case "local_storage_read":
+            let key = context.productID.storageKey(request["key"]?.stringValue ?? "")
+            return .success(.record(["value": .option(context.state.read(key).map(SCALEValue.bytes))]))
+
+        case "account_create_account_proof":
+            // The pairing host answers a foreign key handle NotAllowlisted without asking anyone (the
+            // exchanges.json vector); its own key needs ring-VRF, which is beyond this host.
+            let owner = request["key_handle"]?["dot_ns_identifier"]?.stringValue
+            context.noteProductID(owner, method: call.method.name)
+            if let owner, !context.productID.isDevelopmentWildcard, !context.productID.matches(owner) {
+                return .failure(Self.unit("NotAllowlisted"))
+            }
+            return .failure(.unsupported)
+
+        case "account_get_account_alias", "account_ring_vrf_sign":
+            context.noteProductID(request["key_handle"]?["dot_ns_identifier"]?.stringValue, method: call.method.name)
+        default:
+            break
+        }
+        return TruAPIDefaultHost.defaultAnswer(to: call, chains: context.chains)
+    }
+
     public func respond(to call: TruAPICall) async -> Result<SCALEValue, TruAPICallError> {
+        if let answer = immediateAnswer(to: call) { return answer }
         let request = call.request
         let state = context.state
         switch call.method.name {
@@ -264,9 +308,6 @@ public final class TruAPIBridgeHost: TruAPIHost {
             }
             return .success(.record(["granted": .bool(await context.permissions.resolve(subjects))]))
 
-        case "local_storage_read":
-            let key = context.productID.storageKey(request["key"]?.stringValue ?? "")
-            return .success(.record(["value": .option(state.read(key).map(SCALEValue.bytes))]))
         case "local_storage_write":
             let key = context.productID.storageKey(request["key"]?.stringValue ?? "")
             return storageAnswer(state.write(key, request["value"]?.bytesValue ?? []))
@@ -281,20 +322,8 @@ public final class TruAPIBridgeHost: TruAPIHost {
             context.cancelNotification(UInt32(clamping: request["id"]?.integerValue ?? 0))
             return .success(.unit)
 
-        case "account_create_account_proof":
-            // The pairing host answers a foreign key handle NotAllowlisted without asking anyone (the
-            // exchanges.json vector); its own key needs ring-VRF, which is beyond this host.
-            let owner = request["key_handle"]?["dot_ns_identifier"]?.stringValue
-            context.noteProductID(owner, method: call.method.name)
-            if let owner, !context.productID.isDevelopmentWildcard, !context.productID.matches(owner) {
-                return .failure(Self.unit("NotAllowlisted"))
-            }
-            return .failure(.unsupported)
-
         case "account_get_account":
             context.noteProductID(request["product_account_id"]?["dot_ns_identifier"]?.stringValue, method: call.method.name)
-        case "account_get_account_alias", "account_ring_vrf_sign":
-            context.noteProductID(request["key_handle"]?["dot_ns_identifier"]?.stringValue, method: call.method.name)
         case "signing_sign_raw", "signing_sign_payload", "account_sign_vrf":
             context.noteProductID(request["account"]?["dot_ns_identifier"]?.stringValue, method: call.method.name)
         case "signing_create_transaction":

@@ -120,6 +120,9 @@ open class TruAPIDefaultHost: TruAPIHost, @unchecked Sendable {
         Self.defaultAnswer(to: call, chains: chains)
     }
 
+    /// None: a subclass that overrides `respond` must not be bypassed by answers of this class's own.
+    open func immediateAnswer(to call: TruAPICall) -> Result<SCALEValue, TruAPICallError>? { nil }
+
     /// The answer of a host without session or state (see the type's documentation).
     public static func defaultAnswer(to call: TruAPICall, chains: TruAPIChainSet = .empty) -> Result<SCALEValue, TruAPICallError> {
         let request = call.request

@@ -49,9 +49,16 @@ public final class TruAPIDispatcher: Sendable {
         var generation = 0
         var subscriptions: [String: Subscription] = [:]
         var requests: [Int: Task<Void, Never>] = [:]
+        /// Request tasks that ended before they were registered in `requests`.
+        var unregistered: Set<Int> = []
+        /// Requests whose task has not ended yet.
+        var requestsInFlight = 0
         var nextRequest = 0
         /// Tasks of subscriptions that were stopped or replaced, until they have wound down.
         var draining: [Int: Task<Void, Never>] = [:]
+        /// Subscription generations whose task is being created, and those of them whose task already ended.
+        var awaitingTask: Set<Int> = []
+        var endedEarly: Set<Int> = []
         /// `h:N` counter shared by host requests and host-initiated subscriptions.
         var nextHostID = 1
         var hostRequests: [String: CheckedContinuation<TruAPIMessage?, Never>] = [:]
@@ -134,19 +141,10 @@ public final class TruAPIDispatcher: Sendable {
 
     // MARK: - Requests
 
+    /// Decoding, a malformed payload's answer and an answer the host has at once (`TruAPIHost.immediateAnswer`, taken
+    /// only when no earlier request is still being answered) happen here, in arrival order, without a task; an answer
+    /// that may wait runs on a task of its own.
     private func startRequest(_ frame: TruAPIFrame, bytes: [UInt8], method: TruAPIMethod) {
-        state.withLock { locked in
-            guard !locked.closed else { return }
-            let id = locked.nextRequest
-            locked.nextRequest += 1
-            locked.requests[id] = Task { [self] in
-                await answerRequest(frame, bytes: bytes, method: method)
-                _ = state.withLock { $0.requests.removeValue(forKey: id) }
-            }
-        }
-    }
-
-    private func answerRequest(_ frame: TruAPIFrame, bytes: [UInt8], method: TruAPIMethod) async {
         let message: TruAPIMessage
         do {
             message = try TruAPIMessage.decode(frame, frameBytes: bytes)
@@ -157,9 +155,32 @@ public final class TruAPIDispatcher: Sendable {
             return
         }
         let call = TruAPICall(requestID: frame.requestID, method: method, version: message.version, request: message.content)
-        let answer = await host.respond(to: call)
-        guard !Task.isCancelled else { return }
-        send(message.response(answer))
+        // Only while no earlier request is still being answered: a read must not overtake the write before it.
+        if state.withLock({ $0.requestsInFlight == 0 }), let answer = host.immediateAnswer(to: call) {
+            send(message.response(answer))
+            return
+        }
+        let reserved: Int? = state.withLock { state in
+            guard !state.closed else { return nil }
+            state.requestsInFlight += 1
+            defer { state.nextRequest += 1 }
+            return state.nextRequest
+        }
+        guard let id = reserved else { return }
+        let task = Task { [self] in
+            let answer = await host.respond(to: call)
+            if !Task.isCancelled { send(message.response(answer)) }
+            state.withLock { state in
+                state.requestsInFlight -= 1
+                if state.requests.removeValue(forKey: id) == nil { state.unregistered.insert(id) }
+            }
+        }
+        // Registered once it exists, not while it is created: a task that starts at once would otherwise wait for
+        // this lock before it can answer.
+        state.withLock { state in
+            if state.unregistered.remove(id) != nil { return }
+            if state.closed { task.cancel() } else { state.requests[id] = task }
+        }
     }
 
     /// Sends a response, replacing an answer that does not fit the types with HostFailure (never a bad frame).
@@ -185,9 +206,10 @@ public final class TruAPIDispatcher: Sendable {
     private func startSubscription(_ frame: TruAPIFrame, bytes: [UInt8], method: TruAPIMethod) {
         let requestID = frame.requestID
         guard !state.withLock({ $0.closed }) else { return }
+        // Before the id is reserved: a host that must see the start first (a chain follow) learns of it here.
         host.prepareSubscription(requestID: requestID, method: method)
-        state.withLock { locked in
-            guard !locked.closed else { return }
+        let reserved: Int? = state.withLock { locked in
+            guard !locked.closed else { return nil }
             locked.generation += 1
             let generation = locked.generation
             if let old = locked.subscriptions[requestID] {
@@ -197,13 +219,29 @@ public final class TruAPIDispatcher: Sendable {
             }
             // The id is reserved before the host is asked, so a stop that arrives meanwhile finds it.
             locked.subscriptions[requestID] = Subscription(generation: generation, task: nil)
-            let task = Task { [self] in
-                await runSubscription(frame, bytes: bytes, method: method, generation: generation)
-                // A task only ends after its entry left `subscriptions` (finished, or moved here by a stop or a
-                // replacing start), so this forgets it for good.
-                _ = state.withLock { $0.draining.removeValue(forKey: generation) }
+            locked.awaitingTask.insert(generation)
+            return generation
+        }
+        guard let generation = reserved else { return }
+        let task = Task { [self] in
+            await runSubscription(frame, bytes: bytes, method: method, generation: generation)
+            // A task only ends after its entry left `subscriptions` (finished, or moved here by a stop or a
+            // replacing start), so this forgets it for good.
+            state.withLock { locked in
+                locked.draining.removeValue(forKey: generation)
+                if locked.awaitingTask.contains(generation) { locked.endedEarly.insert(generation) }
             }
-            locked.subscriptions[requestID] = Subscription(generation: generation, task: task)
+        }
+        // Registered once it exists (as requests are); stopped, replaced or closed meanwhile, it is cancelled now.
+        state.withLock { locked in
+            locked.awaitingTask.remove(generation)
+            if locked.endedEarly.remove(generation) != nil { return }
+            if !locked.closed, locked.subscriptions[requestID]?.generation == generation {
+                locked.subscriptions[requestID] = Subscription(generation: generation, task: task)
+            } else {
+                task.cancel()
+                if !locked.closed { locked.draining[generation] = task }
+            }
         }
     }
 

@@ -35,6 +35,11 @@ public protocol TruAPIHost: Sendable {
     /// method's Ok envelope (`.unit` for a unit Ok).
     func respond(to call: TruAPICall) async -> Result<SCALEValue, TruAPICallError>
 
+    /// The answer when the host has it at once — no prompt, no disk write, nothing that waits — else nil. The
+    /// dispatcher then answers on the connection's reader instead of starting a task (the common, cheap calls skip
+    /// two thread hand-offs). It must be what `respond` would answer; hosts implement `respond` on top of it.
+    func immediateAnswer(to call: TruAPICall) -> Result<SCALEValue, TruAPICallError>?
+
     /// Starts a subscription. A stop cancels the task consuming the stream (the stream's `onTermination` runs).
     func subscribe(to call: TruAPICall) async -> TruAPISubscription
 
@@ -55,6 +60,9 @@ extension TruAPIHost {
     public func hostStreamItem(_ item: SCALEValue, requestID: String, method: TruAPIMethod) async {}
     public func prepareSubscription(requestID: String, method: TruAPIMethod) {}
     public func connectionClosed() {}
+
+    /// None: every answer goes through `respond` on its own task.
+    public func immediateAnswer(to call: TruAPICall) -> Result<SCALEValue, TruAPICallError>? { nil }
 }
 
 /// A value subscribers see now and whenever it changes: connection status, theme. `stream()` yields the current

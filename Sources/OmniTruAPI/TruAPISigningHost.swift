@@ -37,7 +37,14 @@ struct TruAPISigningHost {
 
     private static func unit(_ name: String) -> TruAPICallError { .domainV1(.unitVariant(name)) }
 
-    /// The answer to a signing-host method, nil for any other method.
+    /// The methods `respond` answers.
+    static let methods: Set<String> = [
+        "account_get_account", "account_get_user_id", "account_request_login", "entropy_derive", "signing_sign_raw",
+        "signing_sign_payload", "signing_create_transaction", "signing_sign_raw_with_legacy_account",
+        "signing_sign_payload_with_legacy_account", "signing_create_transaction_with_legacy_account", "account_sign_vrf",
+    ]
+
+    /// The answer to a signing-host method (one of `methods`), nil for any other method.
     func respond(to call: TruAPICall) async -> Result<SCALEValue, TruAPICallError>? {
         let request = call.request
         switch call.method.name {

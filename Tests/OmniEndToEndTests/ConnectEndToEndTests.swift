@@ -223,7 +223,8 @@ import Testing
         #expect(status.status == 0, "\(status.stderrText)")
         #expect(try JSONValue.parse(status.stdoutText)["approved"] == false)
         try work.write("wrong", Array("not-the-token".utf8), mode: 0o600)
-        let refused = try Omni.run(["connect", "session", "status", "--node", relay.url, "--sid", session.sid, "--management-token-file",
+        // --sid=VALUE: a base64url sid may start with '-', which as a separate word reads as an option.
+        let refused = try Omni.run(["connect", "session", "status", "--node", relay.url, "--sid=" + session.sid, "--management-token-file",
                                     work.path("wrong")])
         #expect(refused.status == 6)
         let deleted = try Omni.run(["connect", "session", "delete", "--node", relay.url, "--management-token-file", saved, "--output", "json"])
@@ -423,13 +424,14 @@ import Testing
 
     @Test func relayClosesIdleSessions() throws {
         let work = try WorkDirectory()
-        // The TTL runs from the session's creation, so it must outlast the peer's start-up on a loaded machine.
+        // The TTL runs from the session's creation, and the Python peer must start and connect within it: on a
+        // loaded machine that took more than 1 s, the session was gone first and nothing was closed.
         let relay = try RelayProcess(["--network-id", Self.network, "--session-ttl", "4s"])
         let session = try work.createSession(relay: relay)
         let peer = try RelayPeer.run([
             "connections": .object(["app": session.connection(role: "app", token: session.tokenApp)]),
             "steps": [["open": "app"], ["send": "app", "hex": .string(try session.frame("app_to_wallet", 1, session.openControl))],
-                      ["drain": "app", "timeout": 20]],
+                      ["drain": "app", "timeout": 12]],
         ])
         #expect(peer["app"]?["close"]?["code"] == 4001)
         #expect(peer["app"]?["close"]?["reason"] == "connect_ttl_expired")

@@ -4,49 +4,6 @@ import OmniTestSupport
 import OmniTransport
 import Testing
 
-/// Headless Chromium, when this machine has it (Debian `chromium`; .ci/run and `make test-deps` install it).
-enum Chromium {
-    static let executable: String? = {
-        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
-            + ["/usr/bin", "/usr/local/bin", "/snap/bin"]
-        for name in ["chromium", "chromium-browser", "google-chrome"] {
-            for directory in directories where FileManager.default.isExecutableFile(atPath: directory + "/" + name) {
-                return directory + "/" + name
-            }
-        }
-        return nil
-    }()
-
-    static let missingNote: Comment = "Chromium is not installed (Debian: apt-get install chromium; `make test-deps` does it): the Internet Identity login round trip needs a browser, so these tests are skipped"
-}
-
-/// A headless Chromium showing one page. Popups are allowed (a real user clicks the page's button instead).
-final class HeadlessBrowser {
-    private let process = Process()
-    private let profile: URL
-
-    init(_ url: String) throws {
-        guard let executable = Chromium.executable else { throw TestSupportError("no chromium") }
-        profile = FileManager.default.temporaryDirectory.appendingPathComponent("omni-e2e-chromium-\(UUID().uuidString)")
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                             "--no-default-browser-check", "--disable-popup-blocking", "--disable-background-networking",
-                             "--disable-extensions", "--remote-debugging-port=0", "--user-data-dir=" + profile.path, url]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-    }
-
-    func stop() {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        try? FileManager.default.removeItem(at: profile)
-    }
-
-    deinit { stop() }
-}
-
 /// `omni ic identity login …` in the background: stderr read line by line (where the URL and notes arrive),
 /// stdout collected.
 final class LoginProcess: @unchecked Sendable {
@@ -88,7 +45,7 @@ enum FakeIdentityProvider {
 /// `omni ic identity login` round trips in headless Chromium against the hand-written fake Internet Identity: the
 /// page omni serves opens the fake II, runs the postMessage exchange, and POSTs the answer back with the state token;
 /// omni verifies it (canister signatures under the test replica's root key) before it stores anything.
-@Suite(.serialized, .enabled(if: Chromium.executable != nil, Chromium.missingNote))
+@Suite(.serialized, .enabled(if: Chromium.executable != nil, Chromium.missingNote("the Internet Identity login round trip")))
 struct IILoginEndToEndTests {
     let provider: PeerProcess
     let config: URL

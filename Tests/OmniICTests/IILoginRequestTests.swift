@@ -3,6 +3,7 @@ import OmniCandid
 import OmniCodec
 import OmniCrypto
 import OmniTestSupport
+import OmniTransport
 import Testing
 @testable import OmniIC
 

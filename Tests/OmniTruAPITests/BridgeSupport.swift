@@ -107,6 +107,9 @@ final class BridgeHarness: @unchecked Sendable {
         serverConfiguration.shutdownGracePeriod = 2
         server = try HTTPServer(configuration: serverConfiguration)
         bridge.install(on: server)
+        TruAPIBrowserGlue.install(on: server, bridge: bridge) { [weak server] in
+            TruAPIBridgeEndpoint(host: "127.0.0.1", port: server?.port ?? 0, token: token)
+        }
         try server.start()
     }
 

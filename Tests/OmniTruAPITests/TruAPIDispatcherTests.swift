@@ -119,6 +119,45 @@ struct TruAPIDispatcherTests {
         #expect(connection.allSent.count == 2)
     }
 
+    /// A host that has some answers at once: what it answers immediately must never reach `respond`.
+    final class ImmediateHost: TruAPIDefaultHost, @unchecked Sendable {
+        let responded = Mutex<[String]>([])
+        let slow = Gate()
+
+        override func immediateAnswer(to call: TruAPICall) -> Result<SCALEValue, TruAPICallError>? {
+            call.method.name == "system_handshake" ? TruAPIDefaultHost.defaultAnswer(to: call) : nil
+        }
+
+        override func respond(to call: TruAPICall) async -> Result<SCALEValue, TruAPICallError> {
+            responded.withLock { $0.append(call.requestID) }
+            await slow.wait()
+            return TruAPIDefaultHost.defaultAnswer(to: call)
+        }
+    }
+
+    @Test("an answer the host has at once is sent before receive returns, without respond, unless an earlier request is still out")
+    func immediateAnswers() async throws {
+        let host = ImmediateHost()
+        let connection = MemoryConnection(host: host)
+        let sent = { connection.allSent.map { $0.requestID + " " + Hex.encode($0.payload) } }
+        connection.send(frame("p:1", "system_handshake", .request, "0001"))
+        connection.send(frame("p:2", "system_handshake", .request, "0002"))
+        #expect(sent() == ["p:1 0000", "p:2 0001000001"], "sent synchronously, in arrival order")
+        // A request the host answers later; a handshake behind it waits its turn (a read must not overtake a write).
+        connection.send(frame("p:3", "system_feature_supported", .request, "0000" + "80" + String(repeating: "00", count: 32)))
+        connection.send(frame("p:4", "system_handshake", .request, "0001"))
+        #expect(sent().count == 2)
+        host.slow.open()
+        await connection.dispatcher.waitUntilSettled()
+        #expect(Set(sent().dropFirst(2)) == ["p:3 000000", "p:4 0000"])
+        #expect(Set(host.responded.withLock { $0 }) == ["p:3", "p:4"])
+        connection.send(frame("p:5", "system_handshake", .request, "0001"))
+        #expect(sent().last == "p:5 0000" && host.responded.withLock { $0.count } == 2, "nothing out: immediate again")
+        connection.dispatcher.close()
+        connection.send(frame("p:6", "system_handshake", .request, "0001"))
+        #expect(sent().count == 5, "nothing is sent after close, immediate or not")
+    }
+
     @Test("a request payload that does not decode is answered MalformedFrame, never dropped")
     func malformedRequest() async throws {
         let connection = MemoryConnection(host: TruAPIDefaultHost())

@@ -5,7 +5,8 @@ It replays exchanges.json: sends each request frame, compares the host's frames 
 every frame it sent and received with its own types — Appendix A of the reference parsed at run time by
 truapi_peer.py into PyPI scalecodec registrations, method ids from wire_table.json; nothing from omni — checking that
 the decoded value encodes back to the same bytes. It then checks the connection gate: every ws_token.json case with
-the bridge's token in place of the vector's, and a wrong and a missing token answered HTTP 401 "invalid token".
+the bridge's token in place of the vector's, and a wrong and a missing token answered HTTP 401 "invalid token" — on
+the WebSocket and on the browser glue's pages (/bootstrap.js, /host) alike.
 
 The bridge must serve product dotli.dot with the chains the exchanges assume: network "paseo" with AssetHub =
 0xaa…aa and a chain with the all-zero genesis (the iOS stub's feature_supported). The URL (with its token) comes
@@ -19,7 +20,9 @@ import json
 import os
 import socket
 import sys
+import urllib.error
 import urllib.parse
+import urllib.request
 
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
@@ -214,6 +217,32 @@ def gate(url, cases, failures):
     failures.check(refused(base + '/?t=' + 'f' * 64) == (401, b'invalid token'), 'gate: a wrong token -> 401 invalid token')
     failures.check(refused(base + '/') == (401, b'invalid token'), 'gate: a missing token -> 401 invalid token')
     failures.check(refused(base + '/deep/path?x=1&t=' + token) is None, 'gate: the path is not checked')
+    pages(parts, token, failures)
+
+
+def http_get(url):
+    """Status, headers (lowercased names) and body of a GET, whatever the status."""
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, {k.lower(): v for k, v in error.headers.items()}, error.read()
+
+
+def pages(parts, token, failures):
+    """The browser glue behind the same gate: /bootstrap.js and /host answer 401 without the token."""
+    origin = 'http://%s' % parts.netloc
+    product = '&url=' + urllib.parse.quote('http://localhost:3000/', safe='')
+    for path, suffix, kind in (('/bootstrap.js', '', 'text/javascript'), ('/host', product, 'text/html')):
+        for query, what in (('', 'no token'), ('?t=' + 'f' * 64, 'a wrong token'), ('?x=1&t=' + token[:-1], 'a cut token')):
+            status, _, body = http_get(origin + path + query + (suffix.replace('&', '?' if not query else '&', 1)))
+            failures.check((status, body) == (401, b'invalid token'), 'pages: %s with %s -> %d %r' % (path, what, status, body[:40]))
+        status, headers, body = http_get(origin + path + '?t=' + token + suffix)
+        failures.check(status == 200 and headers.get('content-type', '').startswith(kind) and headers.get('cache-control') == 'no-store',
+                       'pages: %s with the token -> %d %s, %s' % (path, status, headers.get('content-type'), headers.get('cache-control')))
+        if path == '/bootstrap.js':
+            failures.check(('"url":"ws://%s/?t=%s"' % (parts.netloc, token)).encode() in body and b'window.__HOST_API_PORT__' in body,
+                           'pages: the bootstrap dials this bridge with its token')
 
 
 def main():

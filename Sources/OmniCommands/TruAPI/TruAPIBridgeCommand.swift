@@ -124,6 +124,21 @@ struct TruAPIEventLine: Renderable {
     func text(style: TextStyle) -> String { summary }
 }
 
+/// `--print-bootstrap`'s output: the script as text; in JSON with the URL it would be served from.
+struct BootstrapScript: Renderable {
+    let endpoint: TruAPIBridgeEndpoint
+
+    var json: JSONValue {
+        .object(["bootstrap_url": .string(endpoint.bootstrapURL), "url": .string(endpoint.socketURL),
+                 "script": .string(TruAPIBrowserGlue.bootstrapScript(endpoint))])
+    }
+
+    func text(style: TextStyle) -> String {
+        let script = TruAPIBrowserGlue.bootstrapScript(endpoint)
+        return script.hasSuffix("\n") ? String(script.dropLast()) : script
+    }
+}
+
 enum TruAPIBridgeCommand {
     // Listening
     static let listen = DefaultedOption<ListenAddress>("listen", valueName: "HOST:PORT", help: "Address to serve on (port 0 picks a free one).",
@@ -188,6 +203,15 @@ enum TruAPIBridgeCommand {
     static let opener = Option<String>("opener", valueName: "CMD", help: "Open allowed navigate_to URLs with this program (words split on spaces, the URL appended).",
                                        absentMeans: "print the URL as an event", group: "Host")
     static let notify = Flag("notify", help: "Also show notifications with notify-send.", group: "Host")
+    // Browser
+    static let open = Option<String>("open", valueName: "URL",
+                                     help: "Once listening, open the host page embedding this product page (http or https) with --opener or xdg-open.",
+                                     group: "Browser")
+    static let opaque = Flag("opaque", help: "With --open: embed the product in a sandbox without its own origin (its messages come from origin null).",
+                             group: "Browser")
+    static let printBootstrap = Flag("print-bootstrap",
+                                     help: "Print the /bootstrap.js shim for the bridge --listen and --token describe, and exit without listening.",
+                                     group: "Browser")
 
     static let command = Command(
         "bridge", abstract: "Be the host of a TrUAPI product: a local WebSocket bridge, a signing host with a session.",
@@ -219,13 +243,21 @@ enum TruAPIBridgeCommand {
             first (the token appears only there and in --ready-file), then one line per event: connections, refusals, \
             dropped frames, permissions, notifications, navigation. Drive it with 'omni truapi call' and 'omni truapi \
             subscribe'; record with --trace-frames and check with 'omni truapi replay'.
+            
+            Browsers: the bridge also serves GET /bootstrap.js?t=TOKEN, the iOS bootstrap's webview shim \
+            (window.__HOST_API_PORT__ over the bridge's WebSocket), and GET /host?t=TOKEN&url=PRODUCT, an iframe \
+            host page that answers the product's truapi-ready with truapi-init and a MessagePort relayed to the \
+            bridge; both are token-gated like the WebSocket (401 "invalid token") and never cached. The ready line \
+            carries bootstrap_url, and host_url with --open. See 'omni help truapi-browser'.
             """,
         options: [listen, unsafeListen, token, allowOrigin, maxConnections, idleTimeout, closeTimeout, readyFile, traceFrames, sendHandshake,
                   productID, productTLD, network, chainRole, chain, TruAPISecretOptions.session, TruAPISecretOptions.entropyFile,
                   TruAPISecretOptions.mnemonicEnv, TruAPISecretOptions.liteUsername, TruAPISecretOptions.fullUsername,
-                  stateDir, ephemeral, storageQuota, policy, autoAccept, denyAll, promptTimeout, theme, themeFile, preimages, opener, notify],
+                  stateDir, ephemeral, storageQuota, policy, autoAccept, denyAll, promptTimeout, theme, themeFile, preimages, opener, notify,
+                  open, opaque, printBootstrap],
         relations: [.conflicting(stateDir, ephemeral), .conflicting(autoAccept, denyAll), .conflicting(policy, denyAll),
-                    .conflicting(theme, themeFile), .conflicting(TruAPISecretOptions.entropyFile, TruAPISecretOptions.mnemonicEnv)],
+                    .conflicting(theme, themeFile), .conflicting(TruAPISecretOptions.entropyFile, TruAPISecretOptions.mnemonicEnv),
+                    .requires(opaque, open), .conflicting(printBootstrap, open)],
         examples: [
             Example("omni truapi bridge --product-id myapp.dot --network paseo-next-v2 --output jsonl",
                     "Serve myapp.dot on a free port; the first line has the URL with the token."),
@@ -238,6 +270,10 @@ enum TruAPIBridgeCommand {
             Example("omni truapi bridge --product-id localhost:3000 --entropy-file dev.hex --auto-accept --chain "
                     + "0x89a63b11fef2c0273fc72c0d864da0793a665dade5db153e0cab995348c5440f=ws://127.0.0.1:9944",
                     "A development signing host with a local node."),
+            Example("omni truapi bridge --product-id localhost:3000 --ephemeral --open http://localhost:3000/",
+                    "Show a dev server's product in the browser, in the bridge's iframe host page."),
+            Example("omni truapi bridge --product-id myapp.dot --listen 127.0.0.1:9955 --token @token.txt --print-bootstrap > bootstrap.js",
+                    "The webview shim for a bridge that will listen on port 9955 with that token."),
         ],
         streaming: .always
     ) { invocation in
@@ -245,6 +281,12 @@ enum TruAPIBridgeCommand {
     }
 
     static func run(_ invocation: Invocation) throws -> CommandResult {
+        if try invocation.value(printBootstrap) { return try bootstrapOnly(invocation) }
+        let productPage = try invocation.value(open).map { text -> TruAPIProductPage in
+            do throws(TruAPIError) { return try TruAPIProductPage(parsing: text) } catch {
+                throw CLIError.usage("--open: \(error.message)", commandPath: invocation.commandPath)
+            }
+        }
         let suffixes = try invocation.value(productTLD).map { text -> String in
             guard let suffix = TruAPIProductID.suffix(text) else {
                 throw CLIError.usage("--product-tld '\(text)' is not a domain suffix like .dot", commandPath: invocation.commandPath)
@@ -359,6 +401,9 @@ enum TruAPIBridgeCommand {
         serverConfiguration.shutdownGracePeriod = configuration.closeTimeout + 1
         let server = try HTTPServer(configuration: serverConfiguration)
         bridge.install(on: server)
+        TruAPIBrowserGlue.install(on: server, bridge: bridge) { [weak server] in
+            TruAPIBridgeEndpoint(host: address.host, port: server?.port ?? address.port, token: secret)
+        }
         do {
             try server.start()
         } catch {
@@ -376,11 +421,15 @@ enum TruAPIBridgeCommand {
         if secret == nil { invocation.warn("--token none: any program on this machine can connect to the bridge") }
         if serverConfiguration.allowNonLoopback { invocation.warn("--unsafe-listen: the bridge is reachable from other hosts, without TLS") }
 
-        let url = "ws://" + HostPort(host: address.host, port: server.port).description + "/" + (secret.map { "?t=" + $0 } ?? "")
+        let endpoint = TruAPIBridgeEndpoint(host: address.host, port: server.port, token: secret)
+        let url = endpoint.socketURL
+        let hostURL = try productPage.map { endpoint.hostPageURL(product: $0, opaque: try invocation.value(opaque)) }
         var ready = JSONObject()
         ready.append("event", "ready")
         ready.append("port", .int(server.port))
         ready.append("url", .string(url))
+        ready.append("bootstrap_url", .string(endpoint.bootstrapURL))
+        if let hostURL { ready.append("host_url", .string(hostURL)) }
         ready.append("product_id", .string(product.value))
         ready.append("network", chains.network.isEmpty ? .null : .string(chains.network))
         ready.append("state_dir", state.directory.map(JSONValue.string) ?? .null)
@@ -391,8 +440,10 @@ enum TruAPIBridgeCommand {
             try invocation.write(JSONValue.object(ready).serialized() + "\n", to: file, label: "--ready-file", mode: 0o600)
         }
         let signer = session.map { " as \($0.name.map { "session " + $0 } ?? "a session for this run")" } ?? " (no signing session)"
-        invocation.emitItem(TruAPIEventLine(json: .object(ready), summary: "TrUAPI bridge for \(product.value)\(signer) listening on \(url)"))
+        invocation.emitItem(TruAPIEventLine(json: .object(ready), summary: "TrUAPI bridge for \(product.value)\(signer) listening on \(url)"
+                                                + (hostURL.map { "\nhost page: " + $0 } ?? "")))
         context.resumePendingNotifications()
+        if let hostURL { openHostPage(hostURL, program: openerWords ?? ["xdg-open"], invocation: invocation, emit: emit) }
 
         let hangup = themeSource.map { file in
             HangupSignal {
@@ -405,6 +456,33 @@ enum TruAPIBridgeCommand {
         hangup?.cancel()
         context.close()
         return .output(TruAPIEventLine(json: .object(["event": "stopped"]), summary: "bridge stopped"))
+    }
+
+    /// `--open`: starts the opener on the host page without waiting for the browser; the outcome is an event (never
+    /// with the URL, which has the token), and a failure also says where the URL is.
+    static func openHostPage(_ url: String, program: [String], invocation: Invocation, emit: @escaping @Sendable (TruAPIBridgeEvent) -> Void) {
+        Task {
+            let problem = await TruAPIHelperProcess.run(program + [url], timeout: 10)
+            var fields: [(String, JSONValue)] = [("program", .string(program[0])), ("opened", .bool(problem == nil))]
+            if let problem { fields.append(("problem", .string(problem))) }
+            emit(TruAPIBridgeEvent("host_page_open", fields, summary: problem.map { "--open: \($0)" } ?? "opened the host page with \(program[0])"))
+            if let problem { invocation.warn("--open: \(problem); open host_url from the ready line in a browser") }
+        }
+    }
+
+    /// `--print-bootstrap`: the shim for the bridge that `--listen` and `--token` describe, without listening.
+    static func bootstrapOnly(_ invocation: Invocation) throws -> CommandResult {
+        let address = try invocation.value(listen).address
+        guard address.port != 0 else {
+            throw CLIError.usage("--print-bootstrap needs the port the bridge will listen on: give --listen 127.0.0.1:PORT",
+                                 commandPath: invocation.commandPath)
+        }
+        if try invocation.value(token) == .auto {
+            throw CLIError.usage("--print-bootstrap: an automatic token exists only once the bridge runs; give --token @FILE (or fetch bootstrap_url from the running bridge's ready line)",
+                                 commandPath: invocation.commandPath)
+        }
+        let endpoint = TruAPIBridgeEndpoint(host: address.host, port: address.port, token: try bridgeToken(invocation))
+        return .output(BootstrapScript(endpoint: endpoint))
     }
 
     /// The token the bridge checks, nil for none.

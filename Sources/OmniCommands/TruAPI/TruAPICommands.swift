@@ -127,4 +127,49 @@ public enum TruAPICommands {
             in one question. Errors in the file name the line and column, or the field: at $.device.camra.
             """)
     }
+
+    public static var browserTopic: HelpTopic {
+        HelpTopic("truapi-browser", abstract: "Products in a browser: the bridge's /bootstrap.js and /host pages.", body: """
+            Products built on @parity/truapi 0.9 and earlier reach a host only through a webview shim
+            (window.__HOST_API_PORT__) or the iframe protocol (truapi-ready / truapi-init). 'omni truapi bridge'
+            serves both on its own port, next to the WebSocket, behind the same token:
+
+              GET /bootstrap.js?t=TOKEN   the iOS bootstrap's equivalent, as text/javascript
+              GET /host?t=TOKEN&url=URL   a page that embeds the product page URL (percent-encoded, http or https)
+                                          in an iframe; &opaque=1 sandboxes it without its own origin
+
+            The token. Every URL carries it as ?t=, checked as the WebSocket checks it: without it, or with another,
+            the answer is HTTP 401 "invalid token" (logged as reject_unauthorized). A page or script is served only
+            to a request that had the token, and the token in it is the one the request carried; responses are
+            Cache-Control: no-store. The ready line gives bootstrap_url (and host_url with --open); scripts that
+            start the bridge read them from there or from --ready-file.
+
+            /bootstrap.js. Put <script src="BOOTSTRAP_URL"></script> before the product's own scripts (no async or
+            defer). It sets window.__truapi_localhost = {url, token} (url = ws://HOST:PORT/?t=TOKEN, for the host the
+            browser used to fetch the script), window.__HOST_WEBVIEW_MARK__ = true and window.__HOST_API_PORT__, a
+            MessagePort look-alike: postMessage(Uint8Array) sends one binary frame, frames arrive as
+            {data: Uint8Array} on onmessage and 'message' listeners once started (start(), or setting onmessage),
+            frames posted before the socket opens are queued, and onmessageerror fires once when the socket fails or
+            closes. Then it dispatches truapi-native-ready on window. Loaded twice, the first port stays.
+            --print-bootstrap prints the same script without starting the bridge (for a browser you drive, e.g.
+            Page.addScriptToEvaluateOnNewDocument): give the port in --listen and a token with --token @FILE or none.
+
+            /host. The page waits for a truapi-ready message from its product frame, answers it with
+            {type: "truapi-init"} and a new MessagePort, and relays that port to a new WebSocket to the bridge (a
+            product that loads again gets a new port and a new connection, closing the old). It answers only the
+            product frame's window, and only from the product's origin or the opaque origin "null" (which Firefox
+            and sandboxes without allow-same-origin report; the answer then targets "*", the window having been
+            checked). Other messages are ignored and counted (window.__omniTruapiHost). The frame gets the host's
+            origin as its referrer, never the query with the token, so products resolve the host origin from
+            document.referrer. The page's Content-Security-Policy allows its own script and style by hash,
+            connections to its own origin and frames of the product's origin only; the page cannot be framed. A
+            product on the bridge's own origin is refused (400). With --allow-origin, the page's socket (Origin =
+            the bridge's own loopback address) is still admitted.
+
+            --open URL starts the host page for URL with --opener, or xdg-open, once the bridge listens; the event
+            host_page_open says whether that worked (never with the URL). Without an opener it says so on stderr:
+            open host_url from the ready line. Note that the opener's command line shows the URL, token included, to
+            other users of this machine while it runs.
+            """)
+    }
 }

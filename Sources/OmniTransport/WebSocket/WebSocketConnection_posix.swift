@@ -211,6 +211,28 @@ public final class WebSocketConnection: @unchecked Sendable {
         try sendMessage(.binary, &bytes, fragmentSize: fragmentSize ?? options.fragmentSize)
     }
 
+    /// Sends one binary message only if that needs no waiting: no other send holds the connection, it is open, the
+    /// message is one frame (within `fragmentSize`), and what is queued stays within `maxPendingOutboundBytes`. What
+    /// the socket does not take at once stays queued and is written as it drains (by the reading thread). False when
+    /// nothing was sent or queued: use `send`, which waits; a write that fails also returns false (and ends the
+    /// connection, as `send` would).
+    public func trySend(binary: [UInt8]) -> Bool {
+        if let limit = options.fragmentSize, binary.count > limit { return false }
+        guard writeLock.tryLock() else { return false }
+        defer { writeLock.unlock() }
+        guard (try? checkWritableLocked()) != nil,
+              pending.count - pendingStart + binary.count + 14 <= options.maxPendingOutboundBytes else { return false }
+        binary.withUnsafeBytes { appendFrameLocked(opcode: .binary, fin: true, payload: $0) }
+        do {
+            try flushLocked(allowedPending: Int.max, deadline: .after(0))
+        } catch {
+            failWriteLocked(error)
+            return false
+        }
+        if pending.count > pendingStart { wakeup.signal() }
+        return true
+    }
+
     public func ping(_ payload: [UInt8] = []) throws(TransportError) {
         guard payload.count <= 125 else { throw TransportError(.invalidArgument, "ping payload is longer than 125 bytes") }
         try sendFrame(.ping, payload)
