@@ -47,16 +47,6 @@ final class BridgeEventLog: @unchecked Sendable {
     func count(_ name: String) -> Int { all.filter { $0.name == name }.count }
 }
 
-/// Runs blocking work (sockets, waits) on a thread of its own, so the concurrency pool — where the bridge's hosts
-/// answer — stays free however many tests run at once.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread {
-            do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
-        }.start()
-    }
-}
-
 /// A prompter that answers from a script and records what it was asked.
 final class ScriptedPrompter: TruAPIPrompter, @unchecked Sendable {
     private let lock = NSLock()
