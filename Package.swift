@@ -30,7 +30,7 @@ var commandLayer: [Target] { [
     .target(name: "OmniCLI", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: librarySettings),
     .target(name: "OmniCommands", dependencies: [
         "OmniCLI", "OmniCodec", "OmniSystem", "OmniCrypto", "OmniTransport", "COmniShims",
-        "OmniCandid", "OmniBLS", "OmniIC", "OmniConnect", "OmniAttest", "OmniTruAPI",
+        "OmniCandid", "OmniBLS", "OmniIC", "OmniConnect", "OmniAttest", "OmniTruAPI", "OmniIrd",
     ], swiftSettings: librarySettings),
 ] }
 
@@ -41,6 +41,7 @@ var domains: [Target] { [
     .target(name: "OmniConnect", dependencies: ["OmniCodec", "OmniCrypto", "OmniTransport", "OmniSystem"], swiftSettings: librarySettings),
     .target(name: "OmniTruAPI", dependencies: ["OmniCodec", "OmniCrypto", "OmniSystem", "OmniTransport"], swiftSettings: librarySettings),
     .target(name: "OmniAttest", dependencies: ["OmniCodec", "OmniCrypto", "CSQLite"], swiftSettings: librarySettings),
+    .target(name: "OmniIrd", dependencies: ["OmniCodec", "OmniSystem", "OmniTransport"], swiftSettings: librarySettings),
     .target(name: "OmniIC", dependencies: ["OmniCodec", "OmniCrypto", "OmniBLS", "OmniCandid", "OmniSystem", "OmniTransport"],
             swiftSettings: librarySettings),
 ] }
@@ -77,6 +78,7 @@ var tests: [Target] { [
     .testTarget(name: "OmniTruAPITests", dependencies: ["OmniTruAPI", "OmniTransport", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniConnectTests", dependencies: ["OmniConnect", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniAttestTests", dependencies: ["OmniAttest", "OmniTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "OmniIrdTests", dependencies: ["OmniIrd", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniICTests", dependencies: ["OmniIC", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniEndToEndTests", dependencies: ["omni", "OmniTestSupport"], swiftSettings: swiftSettings),
 ] }

@@ -1,4 +1,5 @@
 import OmniCodec
+import OmniTransport
 /// The deep link that hands a session to a wallet (or app):
 ///
 /// - Gen B: `irohaconnect://connect?sid=…&network_id=…&app_pk=…&nonce=…&v=1&role=wallet&node=…&token=…&relay=…`
@@ -178,19 +179,7 @@ public struct ConnectURI: Hashable, Sendable {
     // MARK: - Percent encoding
 
     /// Encodes everything except RFC 3986 unreserved characters (what `encodeURIComponent` does, minus `!'()*`).
-    static func percentEncode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + Hex.encode([byte], uppercase: true)
-            }
-        }
-        return out
-    }
+    static func percentEncode(_ text: String) -> String { URLEncoding.component(text) }
 
     static func percentDecode(_ text: String, field: String) throws(ConnectError) -> String {
         let utf8 = Array(text.utf8)

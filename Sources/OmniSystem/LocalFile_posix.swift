@@ -67,6 +67,11 @@ public enum LocalFile {
         return stat(path, &info) == 0
     }
 
+    /// Deletes a file (not a directory); a file already gone is not an error.
+    public static func remove(_ path: String) throws(SystemError) {
+        if unlink(path) != 0 && errno != ENOENT { throw SystemError(path: path, "cannot remove: \(errnoText())") }
+    }
+
     static func failure(_ code: Int32) -> Failure {
         switch code {
         case ENOENT, ENOTDIR: .notFound

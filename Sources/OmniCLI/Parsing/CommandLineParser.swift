@@ -66,6 +66,7 @@ struct CommandLineParser {
                                  commandPath: names())
                 }
                 result.positionals.append(token)
+                if result.command.capturesRemainingWords { optionsEnded = true }
                 continue
             }
 
