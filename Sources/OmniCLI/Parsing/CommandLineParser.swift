@@ -160,8 +160,8 @@ struct CommandLineParser {
 }
 
 /// Typo suggestions by Damerau–Levenshtein distance; never used to run anything, only to hint.
-enum Suggestions {
-    static func closest(to word: String, in candidates: [String]) -> String? {
+public enum Suggestions {
+    public static func closest(to word: String, in candidates: [String]) -> String? {
         let limit = max(1, min(3, word.count / 3))
         var best: (String, Int)?
         for candidate in candidates {
