@@ -3,9 +3,10 @@
 /// 1. The area is the operation's first tag in kebab-case; an operation without tags goes to `other`.
 /// 2. The name is the operationId in kebab-case (camelCase, snake_case, dots and spaces split into words); without
 ///    an operationId it is the method and the path's literal segments (`get-domains-pins`).
-/// 3. A leading `<area>-` or trailing `-<area>` is dropped, the area also in the singular (`domains` → `domain`,
-///    `registrations` → `registration`; words of three letters or fewer such as `dns` and `vps` stay as they are):
-///    `checkDomain` in `domains` is `check`, `listApiKeys` in `api-keys` is `list`.
+/// 3. The first place the area's words appear in the name is dropped, the area also in the singular (`domains` →
+///    `domain`, `registrations` → `registration`; words of three letters or fewer such as `dns` and `vps` stay as
+///    they are), unless nothing would be left: `checkDomain` in `domains` is `check`, `listApiKeys` in `api-keys` is
+///    `list`, `getCreditBalance` in `credits` is `get-balance`.
 /// 4. When two operations of an area end up with the same name, or with the name of a command omni adds there
 ///    (`auth status`, say), they keep their whole kebab-case operationId; any that still clash get `-2`, `-3`, … in
 ///    document order.
@@ -85,11 +86,13 @@ public struct IrdOperationIndex: Sendable {
     }
 
     static func shortened(_ name: String, area: String) -> String {
+        let words = name.split(separator: "-").map(String.init)
         for form in Set([area, singular(area)]).sorted(by: { $0.count > $1.count }) {
-            if name.hasPrefix(form + "-"), name.count > form.count + 1 { return String(name.dropFirst(form.count + 1)) }
-        }
-        for form in Set([area, singular(area)]).sorted(by: { $0.count > $1.count }) {
-            if name.hasSuffix("-" + form), name.count > form.count + 1 { return String(name.dropLast(form.count + 1)) }
+            let formWords = form.split(separator: "-").map(String.init)
+            guard words.count > formWords.count else { continue }
+            for start in 0...(words.count - formWords.count) where Array(words[start..<(start + formWords.count)]) == formWords {
+                return (words[..<start] + words[(start + formWords.count)...]).joined(separator: "-")
+            }
         }
         return name
     }

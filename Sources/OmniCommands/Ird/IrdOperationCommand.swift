@@ -8,7 +8,7 @@ import OmniTransport
 enum IrdOperationCommand {
     static let json = Option<String>(
         "json", valueName: "JSON",
-        help: "The request body: JSON text, @FILE or - (stdin). Fields given with -F/-f are set on top of it.",
+        help: "The request body as JSON; fields given with -F/-f are set on top of it.",
         source: .content, group: "Body")
     static let field = RepeatedOption<String>(
         "field", short: "F", valueName: "KEY=VALUE",
@@ -163,7 +163,7 @@ enum IrdOperationCommand {
     static func parameterHelp(_ parameter: Parameter, _ schema: Schema?, _ document: OpenAPIDocument) -> String {
         var parts: [String] = []
         if let description = parameter.description ?? schema?.description { parts.append(description.trimmingWhitespaceAndNewlines()) }
-        if let schema { parts.append(typeSummary(schema, document)) }
+        if let schema { parts.append(typeSummary(schema, document, withDefault: false)) }
         if parameter.deprecated { parts.append("Deprecated.") }
         var text = parts.filter { !$0.isEmpty }.joined(separator: " ")
         if let last = text.last, !".!?)".contains(last), !text.isEmpty { text += "." }
@@ -171,7 +171,7 @@ enum IrdOperationCommand {
     }
 
     /// A short account of a schema for help: type, format, values, bounds.
-    static func typeSummary(_ schema: Schema, _ document: OpenAPIDocument) -> String {
+    static func typeSummary(_ schema: Schema, _ document: OpenAPIDocument, withDefault: Bool = true) -> String {
         var words: [String] = []
         let types = (schema.types ?? []).filter { $0 != .null }
         if types == [.array], let items = schema.items {
@@ -194,7 +194,7 @@ enum IrdOperationCommand {
         if let minimum = schema.minLength, minimum > 0 { words.append("\(minimum) characters or more") }
         if let maximum = schema.maxLength { words.append("up to \(maximum) characters") }
         var text = words.joined(separator: ", ")
-        if let value = schema.defaultValue { text += (text.isEmpty ? "" : ". ") + "Default: \(IrdAnswerOutput.scalar(value))" }
+        if withDefault, let value = schema.defaultValue { text += (text.isEmpty ? "" : ". ") + "Default: \(IrdAnswerOutput.scalar(value))" }
         return text.isEmpty ? "" : text + "."
     }
 
@@ -215,6 +215,11 @@ enum IrdOperationCommand {
         if let body = operation.requestBody, let schema = body.json?.schema {
             let fields = bodyFields(schema, document)
             var text = "Body (\(body.json!.type)\(body.required ? ", required" : "")):"
+            let shapes = document[schema].oneOf + document[schema].anyOf
+            if !shapes.isEmpty {
+                text += " one of " + shapes.enumerated().map { document[$1].componentName ?? "shape \($0 + 1)" }.joined(separator: ", ")
+                    + "; their fields:"
+            }
             text += fields.isEmpty ? " " + typeSummary(document[schema], document) : "\n" + fields.joined(separator: "\n")
             paragraphs.append(text)
         }
@@ -247,7 +252,7 @@ enum IrdOperationCommand {
                     .filter { !$0.isEmpty }.joined(separator: " ")
                 rows.append((name, help))
             }
-            schema.allOf.forEach(visit)
+            (schema.allOf + schema.oneOf + schema.anyOf).forEach(visit)
         }
         visit(ref)
         let width = rows.map(\.0.count).max() ?? 0

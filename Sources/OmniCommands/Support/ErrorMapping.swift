@@ -151,7 +151,7 @@ public enum ErrorMapping {
             hint = "give a fresh authenticator code with --totp CODE (or run it on a terminal to be asked)"
         case .insufficientCredits:
             exitCode = .rejected
-            hint = "see the balance with 'omni ird credits balance' (or the document's credits operations)"
+            hint = "the account needs more credits: see its balance with the credits operations ('omni ird credits --help')"
         case .rateLimited:
             exitCode = .rejected
             hint = error.retryAfter.map { "wait \($0.allSatisfy(\.isNumber) ? $0 + " s" : "until " + $0) before trying again; omni never retries by itself" }
