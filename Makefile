@@ -42,7 +42,7 @@ test-deps: deps
 	@if ! command -v zsh >/dev/null || ! command -v fish >/dev/null; then $(call apt_install,$(TEST_APT_PACKAGES)); fi
 	@if ! command -v chromium >/dev/null; then ( $(call apt_install,chromium) ) || \
 	  echo "note: chromium is not installed; the Internet Identity login tests will be skipped"; fi
-	@$(PYTHON) -c "import websockets, cbor2, pyblst, sr25519, bip39, merlin_transcripts, cryptography, ic, segno, scalecodec" 2>/dev/null || \
+	@$(PYTHON) -c "import websockets, cbor2, pyblst, sr25519, bip39, merlin_transcripts, cryptography, ic, segno, scalecodec, openapi_core" 2>/dev/null || \
 	  $(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/Peers/requirements.txt
 
 # Stamps the git commit and date into the binary without touching tracked files; rewritten only on change.
