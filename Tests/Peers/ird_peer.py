@@ -14,8 +14,9 @@ Endpoints:
   POST /node/upload/{upload_id}          the IPFS node endpoint of an upload grant (its own bearer, octet-stream)
   GET  /_control                         {"violations": [...], "response_violations": [...], "requests": [...]}
   POST /_control/reset                   forget requests and violations (state stays)
-  POST /_control/script                  {"operation_id", "status", "body", "headers", "times"}: the next matching
-                                         request(s) get this answer after being validated
+  POST /_control/script                  {"operation_id", "status", "body", "headers", "times", "deliberate"}: the
+                                         next matching request(s) get this answer after being validated ("deliberate":
+                                         an answer outside the document on purpose, not checked)
 
 Every /v1 request is validated with openapi_core.OpenAPI.validate_request (method, path, parameters, body,
 security); a failure is a violation. So is a credential sent to an operation whose security is [] (device login),
@@ -541,6 +542,9 @@ def make_handler(state, documents, operations, base_url):
             except Exception as exception:  # every validation failure is a violation the test sees
                 with state.lock:
                     state.violations.append({"request": f"{method} {path}", "operation_id": op_id, "problem": describe(exception)})
+                # A missing credential is what a service answers 401 to; anything else does not fit the document.
+                if "Security" in type(exception).__name__ or "Security" in type(exception.__cause__ or exception).__name__:
+                    return self.send(401, {"code": "unauthorized", "message": "a credential is required"})
                 return self.send(400, {"code": "invalid-request", "message": describe(exception)[:500]})
             if security == [] and authorization is not None:
                 with state.lock:
@@ -566,15 +570,16 @@ def make_handler(state, documents, operations, base_url):
                     if script["times"] <= 0:
                         state.scripts.remove(script)
             if script is not None:
-                return self.answer(op_id, method, path, script.get("status", 200), script.get("body"), script.get("headers", {}))
+                return self.answer(op_id, method, path, script.get("status", 200), script.get("body"), script.get("headers", {}),
+                                   deliberate=script.get("deliberate", False))
             parsed = json.loads(body) if body else None
             with state.lock:
                 status, answer, extra = operations.call(op_id, params, query, parsed, credential, headers)
             return self.answer(op_id, method, path, status, answer, extra)
 
-        def answer(self, op_id, method, path, status, body, headers):
+        def answer(self, op_id, method, path, status, body, headers, deliberate=False):
             data = self.send(status, body, headers)
-            if (op_id, path) in DELIBERATE:
+            if deliberate or (op_id, path) in DELIBERATE:
                 return
             request = MockRequest(base_url, method, path)
             response = MockResponse(data, status_code=status, headers=headers,
