@@ -168,3 +168,20 @@ import OmniTransport
         #expect(IrdSpecDiff(from: try TestDocuments.document(), to: try TestDocuments.document()).isEmpty)
     }
 }
+
+@Suite struct IrdLinksTests {
+    @Test func aQueuedActionLeadsToTheOperationThatPollsIt() throws {
+        let document = try TestDocuments.document()
+        let register = try #require(document.operation(id: "registerDomain"))
+        let link = try #require(register.success?.links.first)
+        let answer = IrdAnswer(status: 202, headers: [:], body: [], json: try JSONValue.parse(#"{"action": {"id": "act-7", "state": "queued", "kind": "register"}}"#),
+                               drift: [], operation: register)
+        let (target, input) = try IrdLinks.follow(link, from: answer, request: IrdCallInput(), in: document)
+        #expect(target.operationId == "getRegistrationAction")
+        #expect(input.path == ["action_id": "act-7"])
+        let request = try IrdRequestBuilder(document: document, baseURL: "https://x/v1").build(target, input)
+        #expect(request.url == "https://x/v1/registrations/actions/act-7")
+        let empty = IrdAnswer(status: 202, headers: [:], body: [], json: .object([:]), drift: [], operation: register)
+        #expect(throws: IrdError.self) { try IrdLinks.follow(link, from: empty, request: IrdCallInput(), in: document) }
+    }
+}

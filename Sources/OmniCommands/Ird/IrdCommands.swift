@@ -24,7 +24,10 @@ public enum IrdCommands {
         return group
     }
 
-    /// Commands omni adds to an area of its own name, next to the document's operations there (they keep their names).
+    /// Commands omni adds to an area of its own name, next to the document's operations there (they keep their names,
+    /// the document's take the naming rules' fallbacks). The flows written once in omni join here: `jobs run` in
+    /// "jobs", `ipfs add` in "ipfs", a `gate` group of its own; a leaf such as `login` goes in `reservedAreas` and
+    /// `children(_:)`.
     static var builtinAreas: [(name: String, abstract: String, commands: [Command])] {
         [("spec", "", []),
          ("auth", "Credentials: which one omni uses, the stored session, and the document's auth operations.",
