@@ -1,4 +1,5 @@
 import OmniCodec
+import OmniTransport
 
 /// OpenAPI `links` at run time: the input for the operation a link names, from the answer it came with — how a
 /// 202's queued action finds the operation that polls it without a hard-coded path.
