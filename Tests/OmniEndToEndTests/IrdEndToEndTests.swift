@@ -120,6 +120,20 @@ struct IrdEndToEndTests {
         #expect(same.status == 0 && same.stdoutText.contains("no differences"), "\(same.stderrText)")
     }
 
+    @Test func theBaseURLComesFromTheFlagOverTheDocument() throws {
+        // The file's own server is the real service; --base-url and OMNI_IRD_BASE_URL send the same operation here.
+        let local = try ird(["spec", "fetch", "--spec", Repository.peer("ird/openapi.json").path])
+        #expect(local.status == 0, "\(local.stderrText)")
+        let flag = try ird(["credits", "get-balance", "--base-url", try peer.string("api"), "-o", "json"])
+        #expect(flag.status == 0 && flag.stdoutText.contains("509.72"), "\(flag.stderrText)")
+        let variable = try ird(["credits", "get-balance", "-o", "json"], environment: ["OMNI_IRD_BASE_URL": try peer.string("api")])
+        #expect(variable.status == 0, "\(variable.stderrText)")
+        let bad = try ird(["credits", "get-balance", "--base-url", "ftp://x"])
+        #expect(bad.status == 7 && bad.stderrText.contains("is not an http:// or https:// URL"), "\(bad.stderrText)")
+        #expect(try operationRequests().count == 2)
+        try expectNoViolations()
+    }
+
     // MARK: Every operation
 
     @Test func everyGeneratedCommandRunsAgainstThePeerWithoutAViolation() throws {
