@@ -288,6 +288,17 @@ struct IrdEndToEndTests {
         let sensitive = try ird(["transfers", "start", "-f", "domain=bank.ro", "-f", "auth_code=x", "--totp", try peer.string("totp")])
         #expect(sensitive.status == 6 && sensitive.stderrText.contains("needs an account session") && sensitive.stderrText.contains("omni ird login"),
                 "\(sensitive.stderrText)")
+        // An answer that does not fit the document is an error, and nothing reaches stdout.
+        try script("getCreditBalance", 200, ["total": .number("509.72"), "currency": "RON"], deliberate: true)
+        let float = try ird(["credits", "get-balance"])
+        #expect(float.status == 1 && float.stdoutText.isEmpty && float.stderrText.contains("$.total"), "\(float.stderrText)")
+        try script("deleteTunnel", 200, ["deleted": true], deliberate: true)
+        let undocumented = try ird(["tunnels", "delete", "tun-9"])
+        #expect(undocumented.status == 1 && undocumented.stdoutText.isEmpty && undocumented.stderrText.contains("does not list"),
+                "\(undocumented.stderrText)")
+        try script("getCreditBalance", 200, ["total": .number("509.72"), "currency": "RON"], deliberate: true)
+        let unchecked = try ird(["credits", "get-balance", "--no-validate", "-o", "json"])
+        #expect(unchecked.status == 0 && unchecked.stdoutText == #"{"total":509.72,"currency":"RON"}"# + "\n", "asked for by name: printed as it came")
         try expectNoViolations()
     }
 
@@ -340,6 +351,8 @@ struct IrdEndToEndTests {
         #expect(try ird(["credits", "get-balance", "-o", "jsonl"]).stdoutText == #"{"total":"509.72","currency":"RON"}"# + "\n")
         let ledger = try ird(["credits", "list-ledger", "-o", "json"]).stdoutText
         #expect(ledger.contains(#""amount":"0.1""#) && ledger.contains(#""amount":"0.2""#) && ledger.contains(#""amount":"509.72""#))
+        let lines = try ird(["credits", "list-ledger", "-o", "jsonl"]).stdoutText
+        #expect(lines.split(separator: "\n").count == 1 && lines.contains(#""amount":"0.1""#) && lines.contains(#""amount":"0.2""#))
         let table = try ird(["credits", "list-ledger"]).stdoutText
         #expect(table.contains("led-1\t0.1\t") && table.contains("led-2\t0.2\t"), "\(table)")
         // A field the schema declares as a string stays one, whatever it looks like; free-form ones keep the digits typed.
