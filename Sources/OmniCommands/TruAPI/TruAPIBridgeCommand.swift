@@ -315,6 +315,14 @@ enum TruAPIBridgeCommand {
         if secret == nil { invocation.warn("--token none: any program on this machine can connect to the bridge") }
         if serverConfiguration.allowNonLoopback { invocation.warn("--unsafe-listen: the bridge is reachable from other hosts, without TLS") }
 
+        // Before the ready line: a script may send SIGTERM as soon as it reads it, and with no handler yet the
+        // process would exit at once, without closing the connections or the JSON array.
+        invocation.interrupts.onInterrupt {
+            prompter?.close()
+            bridge.shutdown()
+            server.requestStop()
+        }
+
         let url = "ws://" + HostPort(host: address.host, port: server.port).description + "/" + (secret.map { "?t=" + $0 } ?? "")
         var ready = JSONObject()
         ready.append("event", "ready")
@@ -335,11 +343,6 @@ enum TruAPIBridgeCommand {
                     invocation.warn("SIGHUP: \(ErrorMapping.report(error)?.message ?? "\(error)"); the theme stays as it was")
                 }
             }
-        }
-        invocation.interrupts.onInterrupt {
-            prompter?.close()
-            bridge.shutdown()
-            server.requestStop()
         }
         server.waitUntilStopped()
         hangup?.cancel()
