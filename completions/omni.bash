@@ -18,9 +18,10 @@ _omni_subcommands() {
         'omni truapi frame') echo 'decode encode';;
         'omni attest') echo 'verify-attestation verify-assertion receipt challenge enroll verify keys';;
         'omni attest keys') echo 'list show revoke';;
-        'omni ird') echo 'spec api auth';;
+        'omni ird') echo 'spec api auth gate';;
         'omni ird spec') echo 'fetch show diff';;
         'omni ird auth') echo 'status logout';;
+        'omni ird gate') echo 'explain refresh';;
     esac
 }
 _omni_options() {
@@ -113,10 +114,13 @@ _omni_options() {
         'omni ird spec fetch') echo '--spec --request-timeout --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ird spec show') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ird spec diff') echo '--spec --request-timeout --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
-        'omni ird api') echo '--field -F --raw-field -f --input --base-url --api-key --request-timeout --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ird api') echo '--field -F --raw-field -f --input --base-url --api-key --request-timeout --deny-domain --allow-domain --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ird auth') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ird auth status') echo '--api-key --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ird auth logout') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ird gate') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ird gate explain') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ird gate refresh') echo '--base-url --api-key --request-timeout --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni version') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni help') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni completions') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
@@ -1005,6 +1009,8 @@ _omni_option_values() {
         'omni ird api|--base-url') echo '__value__';;
         'omni ird api|--api-key') echo '__file__';;
         'omni ird api|--request-timeout') echo '__value__';;
+        'omni ird api|--deny-domain') echo '__value__';;
+        'omni ird api|--allow-domain') echo '__value__';;
         'omni ird api|--output') echo 'text json jsonl';;
         'omni ird api|-o') echo 'text json jsonl';;
         'omni ird api|--color') echo 'auto always never';;
@@ -1030,6 +1036,27 @@ _omni_option_values() {
         'omni ird auth logout|--config') echo '__file__';;
         'omni ird auth logout|--profile') echo '__value__';;
         'omni ird auth logout|--identity') echo '__dynamic__:identities';;
+        'omni ird gate|--output') echo 'text json jsonl';;
+        'omni ird gate|-o') echo 'text json jsonl';;
+        'omni ird gate|--color') echo 'auto always never';;
+        'omni ird gate|--config') echo '__file__';;
+        'omni ird gate|--profile') echo '__value__';;
+        'omni ird gate|--identity') echo '__dynamic__:identities';;
+        'omni ird gate explain|--output') echo 'text json jsonl';;
+        'omni ird gate explain|-o') echo 'text json jsonl';;
+        'omni ird gate explain|--color') echo 'auto always never';;
+        'omni ird gate explain|--config') echo '__file__';;
+        'omni ird gate explain|--profile') echo '__value__';;
+        'omni ird gate explain|--identity') echo '__dynamic__:identities';;
+        'omni ird gate refresh|--base-url') echo '__value__';;
+        'omni ird gate refresh|--api-key') echo '__file__';;
+        'omni ird gate refresh|--request-timeout') echo '__value__';;
+        'omni ird gate refresh|--output') echo 'text json jsonl';;
+        'omni ird gate refresh|-o') echo 'text json jsonl';;
+        'omni ird gate refresh|--color') echo 'auto always never';;
+        'omni ird gate refresh|--config') echo '__file__';;
+        'omni ird gate refresh|--profile') echo '__value__';;
+        'omni ird gate refresh|--identity') echo '__dynamic__:identities';;
         'omni version|--output') echo 'text json jsonl';;
         'omni version|-o') echo 'text json jsonl';;
         'omni version|--color') echo 'auto always never';;

@@ -89,7 +89,7 @@ struct IrdEndToEndTests {
         let first = try ird(["spec", "fetch", "--spec", try peer.string("spec_url"), "-o", "json"])
         #expect(first.status == 0, "\(first.stderrText)")
         let firstJSON = try json(first)
-        #expect(firstJSON["operations"] == 40 && firstJSON["changed"] == true)
+        #expect(firstJSON["operations"] == 41 && firstJSON["changed"] == true)
         let etag = try #require(try json(first)["etag"]?.stringValue)
         let second = try json(try ird(["spec", "fetch", "--spec", try peer.string("spec_url"), "-o", "json"]))
         #expect(second["changed"] == false)
@@ -106,7 +106,7 @@ struct IrdEndToEndTests {
                 "\(refused.stderrText)")
         let show = try ird(["spec", "show", "-o", "json"])
         let summary = try json(show)
-        #expect(show.status == 0 && summary["operation_count"] == 40)
+        #expect(show.status == 0 && summary["operation_count"] == 41)
     }
 
     @Test func diffSaysWhatChanged() throws {
@@ -175,6 +175,7 @@ struct IrdEndToEndTests {
         let action = try #require(try run(["registrations", "register-domain", "-F", "domain=new.ro", "-F", "years=2", "-F", "use_our_dns=false"])?["action"]?["id"]?.stringValue)
         #expect(try run(["registrations", "get-action", action])?["state"] == "running")
         try run(["registrations", "list-actions", "reg-1", "--cursor", "0"])
+        #expect(try run(["registrations", "set-auto-renew", "reg-1", "-F", "auto_renew=false"])?["auto_renew"] == false)
 
         let record = try #require(try run(["dns", "create-record", "site1.ro", "--json", #"{"type": "A", "name": "www", "value": "192.0.2.1", "ttl": 300}"#])?["id"]?.stringValue)
         try run(["dns", "create-record", "site1.ro", "-F", "type=MX", "-F", "name=@", "-F", "value=mx.site1.ro", "-F", "priority=10"])
@@ -218,7 +219,7 @@ struct IrdEndToEndTests {
         for (_, item) in document["paths"]?.objectValue ?? JSONObject() {
             for (_, operation) in item.objectValue ?? JSONObject() { if let id = operation["operationId"]?.stringValue { all.insert(id) } }
         }
-        #expect(all.count == 40)
+        #expect(all.count == 41)
         #expect(all.subtracting(seen).isEmpty, "operations never exercised: \(all.subtracting(seen).sorted())")
         try expectNoViolations()
     }

@@ -33,7 +33,7 @@ enum TestDocuments {
     @Test func readsTheTestDocument() throws {
         let document = try TestDocuments.document()
         #expect(document.openapiVersion == "3.0.3")
-        #expect(document.operations.count == 40)
+        #expect(document.operations.count == 41)
         #expect(document.servers == ["https://api.ird.ro/v1"])
         #expect(Set(document.operations.flatMap(\.tags)).count == 15)
         let register = try #require(document.operation(id: "registerDomain"))

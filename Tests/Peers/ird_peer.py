@@ -231,6 +231,13 @@ class Operations:
         self.s.actions[action["id"]] = action
         return 202, {"action": self.public_action(action)}, {}
 
+    def setAutoRenew(self, params, body, **_):
+        registration = next((r for r in self.s.registrations if r["id"] == params["registration_id"]), None)
+        if registration is None:
+            return error(404, "not-found", "no such registration")
+        registration["auto_renew"] = body["auto_renew"]
+        return 200, registration, {}
+
     @staticmethod
     def public_action(action):
         return {k: v for k, v in action.items() if k not in ("polls", "fails")}

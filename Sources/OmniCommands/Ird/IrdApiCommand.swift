@@ -16,9 +16,10 @@ enum IrdApiCommand {
             Fields (-F typed, -f raw) become the query string of GET, HEAD and DELETE requests and the JSON body of the \
             others; --input sends a file or stdin as the body instead. A path is joined to the base URL (--base-url, \
             else the document's server) and sent with the credential the document asks for on that operation (none for \
-            anonymous ones). An absolute URL on another host is sent without any credential. Nothing is validated.
+            anonymous ones). An absolute URL on another host is sent without any credential. Nothing is validated, but the \
+            domain gate applies: a mutation the document knows is checked like its generated command.
             """,
-        options: [IrdOperationCommand.field, IrdOperationCommand.rawField, input] + IrdOptions.connection,
+        options: [IrdOperationCommand.field, IrdOperationCommand.rawField, input] + IrdOptions.connection + IrdGate.options,
         arguments: [method, target],
         relations: [.conflicting(input, IrdOperationCommand.field), .conflicting(input, IrdOperationCommand.rawField)],
         examples: [Example("omni ird api GET /credits/balance", "The account's balance, as the service answers it."),
@@ -56,6 +57,7 @@ enum IrdApiCommand {
                 body = value.map { Array($0.serialized().utf8) }
             }
         }
+        if !isAbsolute { try IrdGate.checkRaw(invocation, method: verb, path: where_, body: body, client: client) }
         let answer = try client.raw(method: verb, url: url, body: body, cancellation: IrdOptions.cancellation(invocation))
         return try IrdAnswers.result(answer, invocation: invocation)
     }

@@ -31,7 +31,9 @@ public enum IrdCommands {
     static var builtinAreas: [(name: String, abstract: String, commands: [Command])] {
         [("spec", "", []),
          ("auth", "Credentials: which one omni uses, the stored session, and the document's auth operations.",
-          [IrdAuthCommands.status, IrdAuthCommands.logout])]
+          [IrdAuthCommands.status, IrdAuthCommands.logout]),
+         ("gate", "The domain gate: which operations it checks and why, and its registration index.",
+          [IrdGate.explain, IrdGate.refresh])]
     }
 
     static var builtinNames: [String: Set<String>] {

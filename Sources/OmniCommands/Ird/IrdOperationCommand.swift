@@ -99,6 +99,7 @@ enum IrdOperationCommand {
         if takesBody { options += [json, field, rawField] }
         options += IrdOptions.connection
         if totpPlacement != nil { options.append(IrdOptions.totp) }
+        if IrdDomainGate.plan(operation, in: document) != nil { options += IrdGate.options }
         options += [IrdOptions.noValidate, IrdOptions.checkDrift]
         let labels = Dictionary(inputs.map { ("\($0.0.location.rawValue) \($0.0.name)", $0.1.display) }, uniquingKeysWith: { (first: String, _: String) in first })
 
@@ -141,6 +142,7 @@ enum IrdOperationCommand {
             let label: @Sendable (Parameter) -> String = { parameter in
                 labels["\(parameter.location.rawValue) \(parameter.name)"] ?? "\(parameter.location.rawValue) parameter '\(parameter.name)'"
             }
+            try IrdGate.check(invocation, operation, input, client: client)
             let answer = try client.call(operation, input, label: label, cancellation: IrdOptions.cancellation(invocation)) { error in
                 try IrdPrompt.freshCode(invocation, after: error, operation: operation)
             }
