@@ -14,6 +14,8 @@ Endpoints:
   POST /node/upload/{upload_id}          the IPFS node endpoint of an upload grant (its own bearer, octet-stream)
   GET  /_control                         {"violations": [...], "response_violations": [...], "requests": [...]}
   POST /_control/reset                   forget requests and violations (state stays)
+  POST /_control/seed                    {"domains": N, "registrations": N}: that many more after the first five
+                                         (0 removes them again), for paging tests
   POST /_control/script                  {"operation_id", "status", "body", "headers", "times", "deliberate"}: the
                                          next matching request(s) get this answer after being validated ("deliberate":
                                          an answer outside the document on purpose, not checked)
@@ -500,6 +502,18 @@ def make_handler(state, documents, operations, base_url):
                     state.requests.clear()
                     state.scripts.clear()
                     return self.send(200, {"reset": True})
+                if method == "POST" and path == "/_control/seed":
+                    # Extra domains and registrations beyond the first five, for paging tests; 0 removes them again.
+                    seed = json.loads(body or b"{}")
+                    extra_domains = int(seed.get("domains", 0))
+                    extra_registrations = int(seed.get("registrations", 0))
+                    state.domains = state.domains[:5] + [
+                        {"domain": f"bulk{i}.ro", "status": "taken", "registered_at": "2025-02-01T00:00:00Z",
+                         "expires_at": "2027-02-01T00:00:00Z", "use_our_dns": False} for i in range(extra_domains)]
+                    state.registrations = state.registrations[:5] + [
+                        {"id": f"reg-bulk-{i}", "domain": f"bulk{i}.ro", "state": "active", "years": 1, "auto_renew": False}
+                        for i in range(extra_registrations)]
+                    return self.send(200, {"domains": len(state.domains), "registrations": len(state.registrations)})
                 if method == "POST" and path == "/_control/script":
                     script = json.loads(body or b"{}")
                     script.setdefault("times", 1)

@@ -32,7 +32,7 @@ enum IrdOptions {
     static let connection: [any OptionDeclaration] = [baseURL, apiKey, requestTimeout]
     /// Names a generated parameter flag may not take (ours, and the globals').
     static let reservedFlagNames: Set<String> = [
-        "base-url", "api-key", "request-timeout", "no-validate", "check-drift", "totp", "deny-domain", "allow-domain", "json", "field", "raw-field", "input",
+        "base-url", "api-key", "request-timeout", "no-validate", "check-drift", "totp", "all", "deny-domain", "allow-domain", "json", "field", "raw-field", "input",
         "help", "output", "quiet", "verbose", "no-input", "color", "config", "profile", "identity",
     ]
 

@@ -18,6 +18,12 @@ enum IrdOperationCommand {
     static let rawField = RepeatedOption<String>(
         "raw-field", short: "f", valueName: "KEY=VALUE", help: "Set a body field to a string, as typed.", group: "Body")
 
+    static let all = Flag(
+        "all",
+        help: "Read every page: follow the cursor, or walk the offset until a short page. The page-size flag (--limit) then caps "
+            + "the items in all; -o json prints one array of items, -o jsonl one item a line as pages arrive.",
+        group: "Pages")
+
     /// How one parameter is read from the command line.
     enum Input {
         case positional(Argument<String>)
@@ -100,6 +106,8 @@ enum IrdOperationCommand {
         options += IrdOptions.connection
         if totpPlacement != nil { options.append(IrdOptions.totp) }
         if IrdDomainGate.plan(operation, in: document) != nil { options += IrdGate.options }
+        let pagination = IrdPagination.of(operation, in: document)
+        if pagination != nil { options.append(all) }
         options += [IrdOptions.noValidate, IrdOptions.checkDrift]
         let labels = Dictionary(inputs.map { ("\($0.0.location.rawValue) \($0.0.name)", $0.1.display) }, uniquingKeysWith: { (first: String, _: String) in first })
 
@@ -107,7 +115,8 @@ enum IrdOperationCommand {
         return Command(
             entry.name, abstract: abstract + (operation.deprecated ? " (deprecated)" : ""),
             discussion: discussion(operation, document: document, index: loaded.index),
-            options: options, arguments: arguments
+            options: options, arguments: arguments,
+            streaming: pagination != nil ? .when(all) : .never
         ) { invocation in
             var input = IrdCallInput()
             for (parameter, declaration) in inputs {
@@ -143,6 +152,13 @@ enum IrdOperationCommand {
                 labels["\(parameter.location.rawValue) \(parameter.name)"] ?? "\(parameter.location.rawValue) parameter '\(parameter.name)'"
             }
             try IrdGate.check(invocation, operation, input, client: client)
+            if let pagination, try invocation.value(all) {
+                let drift = try IrdPager(client: client, operation: operation, pagination: pagination)
+                    .run(input, label: label, cancellation: IrdOptions.cancellation(invocation)) { item in
+                        invocation.emitItem(IrdAnswerOutput(value: item))
+                    }
+                return try IrdAnswers.driftResult(drift, invocation: invocation)
+            }
             let answer = try client.call(operation, input, label: label, cancellation: IrdOptions.cancellation(invocation)) { error in
                 try IrdPrompt.freshCode(invocation, after: error, operation: operation)
             }
@@ -275,6 +291,18 @@ enum IrdPrompt {
 
 /// What a successful answer becomes: its JSON printed, drift reported with --check-drift.
 enum IrdAnswers {
+    /// The end of a paged listing whose items were already emitted: drift reported as for one answer.
+    static func driftResult(_ drift: [ValidationIssue], invocation: Invocation) throws -> CommandResult {
+        let checksDrift = try invocation.value(IrdOptions.checkDrift)
+        if checksDrift {
+            for issue in drift { invocation.warn("drift: \(issue)") }
+            if drift.isEmpty { invocation.note("no drift: the answers have nothing the document does not describe") }
+        } else if !drift.isEmpty {
+            invocation.detail("the answers have \(drift.count) field(s) or value(s) the document does not describe (see --check-drift)")
+        }
+        return CommandResult(exitCode: checksDrift && !drift.isEmpty ? .failure : .ok)
+    }
+
     static func result(_ answer: IrdAnswer, invocation: Invocation) throws -> CommandResult {
         let drifted = !answer.drift.isEmpty
         if try invocation.value(IrdOptions.checkDrift) {
