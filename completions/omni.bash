@@ -18,9 +18,10 @@ _omni_subcommands() {
         'omni truapi frame') echo 'decode encode';;
         'omni attest') echo 'verify-attestation verify-assertion receipt challenge enroll verify keys';;
         'omni attest keys') echo 'list show revoke';;
-        'omni ird') echo 'spec api auth gate';;
+        'omni ird') echo 'spec api auth jobs gate';;
         'omni ird spec') echo 'fetch show diff';;
         'omni ird auth') echo 'status logout';;
+        'omni ird jobs') echo 'run';;
         'omni ird gate') echo 'explain refresh';;
     esac
 }
@@ -118,6 +119,8 @@ _omni_options() {
         'omni ird auth') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ird auth status') echo '--api-key --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ird auth logout') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ird jobs') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ird jobs run') echo '--json --field -F --raw-field -f --poll-interval --deadline --base-url --api-key --request-timeout --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ird gate') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ird gate explain') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ird gate refresh') echo '--base-url --api-key --request-timeout --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
@@ -1036,6 +1039,28 @@ _omni_option_values() {
         'omni ird auth logout|--config') echo '__file__';;
         'omni ird auth logout|--profile') echo '__value__';;
         'omni ird auth logout|--identity') echo '__dynamic__:identities';;
+        'omni ird jobs|--output') echo 'text json jsonl';;
+        'omni ird jobs|-o') echo 'text json jsonl';;
+        'omni ird jobs|--color') echo 'auto always never';;
+        'omni ird jobs|--config') echo '__file__';;
+        'omni ird jobs|--profile') echo '__value__';;
+        'omni ird jobs|--identity') echo '__dynamic__:identities';;
+        'omni ird jobs run|--json') echo '__value__';;
+        'omni ird jobs run|--field') echo '__value__';;
+        'omni ird jobs run|-F') echo '__value__';;
+        'omni ird jobs run|--raw-field') echo '__value__';;
+        'omni ird jobs run|-f') echo '__value__';;
+        'omni ird jobs run|--poll-interval') echo '__value__';;
+        'omni ird jobs run|--deadline') echo '__value__';;
+        'omni ird jobs run|--base-url') echo '__value__';;
+        'omni ird jobs run|--api-key') echo '__file__';;
+        'omni ird jobs run|--request-timeout') echo '__value__';;
+        'omni ird jobs run|--output') echo 'text json jsonl';;
+        'omni ird jobs run|-o') echo 'text json jsonl';;
+        'omni ird jobs run|--color') echo 'auto always never';;
+        'omni ird jobs run|--config') echo '__file__';;
+        'omni ird jobs run|--profile') echo '__value__';;
+        'omni ird jobs run|--identity') echo '__dynamic__:identities';;
         'omni ird gate|--output') echo 'text json jsonl';;
         'omni ird gate|-o') echo 'text json jsonl';;
         'omni ird gate|--color') echo 'auto always never';;

@@ -35,6 +35,8 @@ public struct IrdError: Error, Equatable, Sendable, CustomStringConvertible {
         case rejected
         /// 5xx: the service failed; the request itself may be fine.
         case serviceError = "service_error"
+        /// A poll loop's deadline passed before the work reached a final state.
+        case timedOut = "timed_out"
         /// The domain gate refused a mutation before anything was sent.
         case domainGateRefused = "domain_gate_refused"
     }

@@ -20,3 +20,27 @@ import OmniCodec
         #expect(found["listDomains"]?.maximumPageSize == 100 && found["listDomains"]?.defaultPageSize == 20)
     }
 }
+
+@Suite struct IrdWaiterTests {
+    @Test func theStandardScheduleDoublesToEightSeconds() {
+        let schedule = IrdPollSchedule.standard
+        #expect((0..<6).map { schedule.interval(after: $0) } == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(8), .seconds(8)])
+        #expect(schedule.deadline == .seconds(120))
+        let long = IrdPollSchedule(initial: .seconds(10), maximum: .seconds(8), deadline: .seconds(60))
+        #expect(long.interval(after: 3) == .seconds(10), "an initial interval above the maximum stays")
+    }
+
+    @Test func statesAndOutcomes() throws {
+        #expect(IrdWaiter.state(of: try JSONValue.parse(#"{"action": {"state": "Running"}}"#)) == "running")
+        #expect(IrdWaiter.state(of: try JSONValue.parse(#"{"status": "completed"}"#)) == "completed")
+        #expect(IrdWaiter.outcome(of: "succeeded") == .succeeded && IrdWaiter.outcome(of: "completed") == .succeeded)
+        #expect(IrdWaiter.outcome(of: "failed") == .failed && IrdWaiter.outcome(of: "canceled") == .cancelled)
+        #expect(IrdWaiter.outcome(of: "queued") == nil && IrdWaiter.outcome(of: "running") == nil)
+    }
+
+    @Test func everyQueuedOperationOfTheDocumentHasAPoll() throws {
+        let document = try TestDocuments.document()
+        let queued = document.operations.filter(IrdWaiter.isQueued).map(\.display)
+        #expect(queued == ["POST /registrations", "POST /vps/instances", "POST /jobs"])
+    }
+}

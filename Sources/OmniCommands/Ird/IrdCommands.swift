@@ -32,6 +32,8 @@ public enum IrdCommands {
         [("spec", "", []),
          ("auth", "Credentials: which one omni uses, the stored session, and the document's auth operations.",
           [IrdAuthCommands.status, IrdAuthCommands.logout]),
+         ("jobs", "Jobs: 'run' enqueues one and waits for its result, next to the document's job operations.",
+          [IrdJobsCommand.run]),
          ("gate", "The domain gate: which operations it checks and why, and its registration index.",
           [IrdGate.explain, IrdGate.refresh])]
     }

@@ -29,10 +29,31 @@ enum IrdOptions {
             + "without it omni asks on a terminal when the service requires one.",
         group: "Connection")
 
+    static let wait = Flag(
+        "wait", help: "The answer is queued work: poll it (the operation the document links to) until it succeeded, failed or "
+            + "was cancelled, and print the final state (exit 0, 1, 1).",
+        group: "Waiting")
+    static let pollInterval = DefaultedOption<Duration>(
+        "poll-interval", valueName: "DURATION", help: "The first wait between polls; it doubles up to 8 s (or this, when longer).",
+        default: .seconds(1), environment: "OMNI_IRD_POLL_INTERVAL", config: "ird.poll_interval", group: "Waiting")
+    static let deadline = DefaultedOption<Duration>(
+        "deadline", valueName: "DURATION", help: "How long to wait in all; past it omni stops waiting (exit 5), the work may still finish.",
+        default: .seconds(120), environment: "OMNI_IRD_DEADLINE", config: "ird.deadline", group: "Waiting")
+    static let waiting: [any OptionDeclaration] = [pollInterval, deadline]
+
+    static func schedule(_ invocation: Invocation, deadline fallback: Duration? = nil) throws -> IrdPollSchedule {
+        let initial = try invocation.value(pollInterval)
+        let total = invocation.isGiven(deadline) || fallback == nil ? try invocation.value(deadline) : fallback!
+        guard initial > .zero, total > .zero else {
+            throw CLIError.usage("--poll-interval and --deadline must be more than zero", commandPath: invocation.commandPath)
+        }
+        return IrdPollSchedule(initial: initial, maximum: .seconds(8), deadline: total)
+    }
+
     static let connection: [any OptionDeclaration] = [baseURL, apiKey, requestTimeout]
     /// Names a generated parameter flag may not take (ours, and the globals').
     static let reservedFlagNames: Set<String> = [
-        "base-url", "api-key", "request-timeout", "no-validate", "check-drift", "totp", "all", "deny-domain", "allow-domain", "json", "field", "raw-field", "input",
+        "base-url", "api-key", "request-timeout", "no-validate", "check-drift", "totp", "all", "wait", "poll-interval", "deadline", "deny-domain", "allow-domain", "json", "field", "raw-field", "input",
         "help", "output", "quiet", "verbose", "no-input", "color", "config", "profile", "identity",
     ]
 

@@ -106,6 +106,8 @@ enum IrdOperationCommand {
         options += IrdOptions.connection
         if totpPlacement != nil { options.append(IrdOptions.totp) }
         if IrdDomainGate.plan(operation, in: document) != nil { options += IrdGate.options }
+        let queued = IrdWaiter.isQueued(operation)
+        if queued { options += [IrdOptions.wait] + IrdOptions.waiting }
         let pagination = IrdPagination.of(operation, in: document)
         if pagination != nil { options.append(all) }
         options += [IrdOptions.noValidate, IrdOptions.checkDrift]
@@ -161,6 +163,9 @@ enum IrdOperationCommand {
             }
             let answer = try client.call(operation, input, label: label, cancellation: IrdOptions.cancellation(invocation)) { error in
                 try IrdPrompt.freshCode(invocation, after: error, operation: operation)
+            }
+            if queued, try invocation.value(IrdOptions.wait) {
+                return try IrdWaiting.waitOn(answer, of: operation, request: input, client: client, invocation: invocation)
             }
             return try IrdAnswers.result(answer, invocation: invocation)
         }
@@ -286,6 +291,25 @@ enum IrdPrompt {
         invocation.streams.err("\(operation.display): \(reason). Authenticator code: ")
         guard let answer = invocation.streams.readAnswer()?.trimmingWhitespaceAndNewlines(), !answer.isEmpty else { return nil }
         return answer
+    }
+}
+
+/// `--wait` and `jobs run`: polling queued work to its end, the final answer printed.
+enum IrdWaiting {
+    static func waitOn(_ answer: IrdAnswer, of operation: Operation, request: IrdCallInput, client: IrdClient,
+                       invocation: Invocation, deadline: Duration? = nil) throws -> CommandResult {
+        guard let document = client.document else { throw IrdError(.noDocument, "no OpenAPI document") }
+        let (poll, input) = try IrdWaiter.poll(for: answer, of: operation, request: request, in: document)
+        let final = try IrdWaiter.wait(client: client, poll: poll, input: input, schedule: try IrdOptions.schedule(invocation, deadline: deadline),
+                                       first: answer, cancellation: IrdOptions.cancellation(invocation)) { state in
+            if invocation.streams.stderrIsTerminal { invocation.note("\(poll.display): \(state)") }
+        }
+        var result = try IrdAnswers.result(final.answer, invocation: invocation)
+        if final.outcome != .succeeded {
+            invocation.warn("\(poll.display): the work ended \(final.outcome.rawValue)")
+            result = CommandResult(output: result.output, exitCode: .failure)
+        }
+        return result
     }
 }
 

@@ -157,6 +157,9 @@ public enum ErrorMapping {
             hint = error.retryAfter.map { "wait \($0.allSatisfy(\.isNumber) ? $0 + " s" : "until " + $0) before trying again; omni never retries by itself" }
         case .notFound, .rejected: exitCode = .rejected
         case .serviceError: exitCode = .network
+        case .timedOut:
+            exitCode = .network
+            hint = "the work may still finish: poll it again later, or give a longer --deadline"
         case .domainGateRefused:
             exitCode = .unauthorized
             hint = "the rules come from --deny-domain/--allow-domain and [ird.gate] in the config file; 'omni ird gate explain' says why an operation is gated"
