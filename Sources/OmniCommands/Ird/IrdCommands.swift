@@ -45,7 +45,7 @@ public enum IrdCommands {
     }
 
     /// omni's own commands under `ird` that are not groups: no area may take their names.
-    static let reservedAreas: Set<String> = ["api", "help"]
+    static let reservedAreas: Set<String> = ["api", "login", "logout", "help"]
 
     static func children(_ environment: [String: String]) -> [Command] {
         let loaded: IrdLoadedDocument? = if case .success(let document)? = IrdDocumentLoader.load(environment) { document } else { nil }
@@ -53,7 +53,11 @@ public enum IrdCommands {
         spec.section = "omni's own"
         var api = IrdApiCommand.command
         api.section = "omni's own"
-        var result = [spec, api]
+        var login = IrdLoginCommand.command
+        login.section = "omni's own"
+        var logout = IrdAuthCommands.logout
+        logout.section = "omni's own"
+        var result = [spec, api, login, logout]
         let documentAreas = loaded?.index.areas ?? []
         for builtin in builtinAreas where builtin.name != "spec" {
             let area = documentAreas.first { $0.name == builtin.name }

@@ -116,8 +116,12 @@ enum IrdOptions {
     }
 
     /// Everything a networked command needs that can be checked on this machine, then the client.
-    static func client(_ invocation: Invocation, document: IrdLoadedDocument?, validates: Bool = true) throws -> IrdClient {
-        let credential = try credential(invocation)
+    /// Whose credential a client carries: the configured one, or none at all (device login never sends one).
+    enum CredentialChoice { case configured, none }
+
+    static func client(_ invocation: Invocation, document: IrdLoadedDocument?, validates: Bool = true,
+                       credential choice: CredentialChoice = .configured) throws -> IrdClient {
+        let credential = choice == .configured ? try credential(invocation) : nil
         let base = try baseURL(invocation, document: document)
         var logger: HTTPLogger?
         if invocation.verbose { logger = { line in invocation.detail("http " + line) } }
