@@ -94,7 +94,7 @@ def start_up_rows(omni: str, c_peer: str, runs: int) -> list:
 
 
 def ird_start_up_row(omni: str, scratch: str, runs: int) -> dict:
-    """A command generated from the cached ird OpenAPI document (Tests/Peers/ird/openapi.json, 40 operations): the
+    """A command generated from the cached ird OpenAPI document (Tests/Peers/ird/openapi.json, 41 operations): the
     document is read, indexed and turned into commands on every run; target: at most twice `omni version`."""
     env = dict(os.environ, XDG_CACHE_HOME=os.path.join(scratch, "ird-cache"))
     subprocess.run([omni, "ird", "spec", "fetch", "--spec", os.path.join(HERE, "ird", "openapi.json")], env=env, check=True,
