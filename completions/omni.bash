@@ -18,10 +18,11 @@ _omni_subcommands() {
         'omni truapi frame') echo 'decode encode';;
         'omni attest') echo 'verify-attestation verify-assertion receipt challenge enroll verify keys';;
         'omni attest keys') echo 'list show revoke';;
-        'omni ird') echo 'spec api login logout auth jobs gate';;
+        'omni ird') echo 'spec api login logout auth jobs ipfs gate';;
         'omni ird spec') echo 'fetch show diff';;
         'omni ird auth') echo 'status logout';;
         'omni ird jobs') echo 'run';;
+        'omni ird ipfs') echo 'add';;
         'omni ird gate') echo 'explain refresh';;
     esac
 }
@@ -123,6 +124,8 @@ _omni_options() {
         'omni ird auth logout') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ird jobs') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ird jobs run') echo '--json --field -F --raw-field -f --poll-interval --deadline --base-url --api-key --request-timeout --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ird ipfs') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ird ipfs add') echo '--format --upload-timeout --poll-interval --deadline --base-url --api-key --request-timeout --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ird gate') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ird gate explain') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ird gate refresh') echo '--base-url --api-key --request-timeout --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
@@ -1078,6 +1081,25 @@ _omni_option_values() {
         'omni ird jobs run|--config') echo '__file__';;
         'omni ird jobs run|--profile') echo '__value__';;
         'omni ird jobs run|--identity') echo '__dynamic__:identities';;
+        'omni ird ipfs|--output') echo 'text json jsonl';;
+        'omni ird ipfs|-o') echo 'text json jsonl';;
+        'omni ird ipfs|--color') echo 'auto always never';;
+        'omni ird ipfs|--config') echo '__file__';;
+        'omni ird ipfs|--profile') echo '__value__';;
+        'omni ird ipfs|--identity') echo '__dynamic__:identities';;
+        'omni ird ipfs add|--format') echo 'file car';;
+        'omni ird ipfs add|--upload-timeout') echo '__value__';;
+        'omni ird ipfs add|--poll-interval') echo '__value__';;
+        'omni ird ipfs add|--deadline') echo '__value__';;
+        'omni ird ipfs add|--base-url') echo '__value__';;
+        'omni ird ipfs add|--api-key') echo '__file__';;
+        'omni ird ipfs add|--request-timeout') echo '__value__';;
+        'omni ird ipfs add|--output') echo 'text json jsonl';;
+        'omni ird ipfs add|-o') echo 'text json jsonl';;
+        'omni ird ipfs add|--color') echo 'auto always never';;
+        'omni ird ipfs add|--config') echo '__file__';;
+        'omni ird ipfs add|--profile') echo '__value__';;
+        'omni ird ipfs add|--identity') echo '__dynamic__:identities';;
         'omni ird gate|--output') echo 'text json jsonl';;
         'omni ird gate|-o') echo 'text json jsonl';;
         'omni ird gate|--color') echo 'auto always never';;

@@ -309,7 +309,12 @@ class Operations:
         upload = self.s.uploads.get(params["upload_id"])
         if upload is None:
             return error(404, "not-found", "no such upload")
-        return 200, {k: v for k, v in upload.items() if k != "token"}, {}
+        if upload["state"] == "processing":
+            upload["polls"] += 1
+            if upload["polls"] >= 2:
+                upload["state"] = "completed"
+                upload["cid"] = upload["pending_cid"]
+        return 200, {k: v for k, v in upload.items() if k in ("upload_id", "state", "cid")}, {}
 
     def listPins(self, query, **_):
         pins = [{"cid": f"bafy{i:04d}", "name": f"file{i}", "size": 100 * i} for i in range(3)]
@@ -468,8 +473,10 @@ def make_handler(state, documents, operations, base_url):
 
         def handle_any(self, method):
             url = urlsplit(self.path)
-            body = self.read_body()
             path = url.path
+            if path.startswith("/node/upload/"):
+                return self.node_upload(method, path)   # streams the body: uploads may be large
+            body = self.read_body()
             if path in ("/openapi.json", "/openapi-v2.json"):
                 document = documents["primary" if path == "/openapi.json" else "v2"]
                 etag = '"%s-%d"' % (hashlib.sha256(document.bytes).hexdigest()[:16], state.etag_generation)
@@ -480,8 +487,6 @@ def make_handler(state, documents, operations, base_url):
                 return self.send(200, raw=document.bytes, headers={"ETag": etag})
             if path.startswith("/_control"):
                 return self.control(method, path, url.query, body)
-            if path.startswith("/node/upload/"):
-                return self.node_upload(method, path, body)
             if path.startswith("/v1/"):
                 return self.operation(method, path, url.query, body)
             with state.lock:
@@ -521,11 +526,20 @@ def make_handler(state, documents, operations, base_url):
                     return self.send(200, {"scripted": script["operation_id"]})
             return self.send(404, {"code": "not-found", "message": "no such control endpoint"})
 
-        def node_upload(self, method, path, body):
+        def node_upload(self, method, path):
             upload_id = path.rsplit("/", 1)[-1]
+            length = int(self.headers.get("Content-Length") or 0)
+            digest = hashlib.sha256()
+            received = 0
+            while received < length:
+                chunk = self.rfile.read(min(1 << 20, length - received))
+                if not chunk:
+                    break
+                digest.update(chunk)
+                received += len(chunk)
             with state.lock:
                 upload = state.uploads.get(upload_id)
-                record = {"method": method, "path": path, "bytes": len(body),
+                record = {"method": method, "path": path, "bytes": received, "content_length": length, "sha256": digest.hexdigest(),
                           "authorization": self.headers.get("Authorization"), "content_type": self.headers.get("Content-Type")}
                 state.requests.append(record)
                 if upload is None:
@@ -533,9 +547,13 @@ def make_handler(state, documents, operations, base_url):
                 if self.headers.get("Authorization") != "Bearer " + upload["token"]:
                     state.violations.append({"request": f"{method} {path}", "problem": "the node needs the grant's own bearer"})
                     return self.send(401, {"code": "unauthorized", "message": "wrong grant bearer"})
-                upload["state"] = "completed"
-                upload["cid"] = "bafy" + hashlib.sha256(body).hexdigest()[:40]
-                return self.send(200, {"cid": upload["cid"], "bytes": len(body)})
+                if self.headers.get("Content-Type") != "application/octet-stream":
+                    state.violations.append({"request": f"{method} {path}", "problem": "the node takes application/octet-stream"})
+                upload["state"] = "processing"
+                upload["polls"] = 0
+                upload["cid"] = None
+                upload["pending_cid"] = "bafy" + digest.hexdigest()[:40]
+                return self.send(200, {"cid": upload["pending_cid"], "bytes": received})
 
         def operation(self, method, path, query_text, body):
             pairs = parse_qsl(query_text, keep_blank_values=True)

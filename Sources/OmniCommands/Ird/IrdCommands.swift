@@ -34,6 +34,8 @@ public enum IrdCommands {
           [IrdAuthCommands.status, IrdAuthCommands.logout]),
          ("jobs", "Jobs: 'run' enqueues one and waits for its result, next to the document's job operations.",
           [IrdJobsCommand.run]),
+         ("ipfs", "IPFS: 'add' uploads a file (streamed, any size) and waits until it is pinned, next to the document's operations.",
+          [IrdIpfsCommand.add]),
          ("gate", "The domain gate: which operations it checks and why, and its registration index.",
           [IrdGate.explain, IrdGate.refresh])]
     }
