@@ -43,7 +43,7 @@ var commandLayer: [Target] { [
     .target(name: "OmniCLI", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: librarySettings),
     .target(name: "OmniCommands", dependencies: [
         "OmniCLI", "OmniCodec", "OmniSystem", "OmniCrypto", "OmniTransport", "COmniShims",
-        "OmniCandid", "OmniCandidBind", "OmniBLS", "OmniIC", "OmniConnect", "OmniAttest", "OmniTruAPI",
+        "OmniCandid", "OmniCandidBind", "OmniBLS", "OmniIC", "OmniConnect", "OmniAttest", "OmniTruAPI", "OmniIrd",
     ], swiftSettings: librarySettings),
 ] }
 
@@ -54,6 +54,7 @@ var domains: [Target] { [
     .target(name: "OmniConnect", dependencies: ["OmniCodec", "OmniCrypto", "OmniTransport", "OmniSystem"], swiftSettings: librarySettings),
     .target(name: "OmniTruAPI", dependencies: ["OmniCodec", "OmniCrypto", "OmniSystem", "OmniTransport"], swiftSettings: librarySettings),
     .target(name: "OmniAttest", dependencies: ["OmniCodec", "OmniCrypto", "CSQLite"], swiftSettings: librarySettings),
+    .target(name: "OmniIrd", dependencies: ["OmniCodec", "OmniSystem", "OmniTransport"], swiftSettings: librarySettings),
     .target(name: "OmniIC", dependencies: ["OmniCodec", "OmniCrypto", "OmniBLS", "OmniCandid", "OmniSystem", "OmniTransport"],
             swiftSettings: librarySettings),
     // Candid → Swift: the generator (`omni candid bind`, the plugin) and the runtime the generated code uses.
@@ -98,6 +99,7 @@ var tests: [Target] { [
     .testTarget(name: "OmniTruAPITests", dependencies: ["OmniTruAPI", "OmniTransport", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniConnectTests", dependencies: ["OmniConnect", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniAttestTests", dependencies: ["OmniAttest", "OmniTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "OmniIrdTests", dependencies: ["OmniIrd", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniICTests", dependencies: ["OmniIC", "OmniTestSupport"], swiftSettings: swiftSettings),
     // Golden/*.swift is generated code compiled into the tests (so its types are exercised); Golden/Inputs is
     // what it is generated from.

@@ -1,4 +1,5 @@
 import OmniCodec
+import OmniTransport
 /// The deep link that hands a session to a wallet (or app):
 ///
 /// - Gen B: `irohaconnect://connect?sid=…&network_id=…&app_pk=…&nonce=…&v=1&role=wallet&node=…&token=…&relay=…`

@@ -102,6 +102,10 @@ public enum LocalFile {
             return rmdir(path) == 0 ? nil : failure(errno)
         }
         return unlink(path) == 0 ? nil : failure(errno)
+
+    /// Deletes a file (not a directory); a file already gone is not an error.
+    public static func remove(_ path: String) throws(SystemError) {
+        if unlink(path) != 0 && errno != ENOENT { throw SystemError(path: path, "cannot remove: \(errnoText())") }
     }
 
     static func failure(_ code: Int32) -> Failure {

@@ -13,6 +13,7 @@ let tool = CommandLineTool(
             ConnectCommands.group,
             TruAPICommands.group,
             AttestCommands.group,
+            IrdCommands.group,
             VersionCommand.command,
         ]),
     topics: HelpTopics.all,

@@ -256,6 +256,17 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     }
 }
 
+@Suite struct CapturingGroupTests {
+    @Test func wordsAfterTheFirstUnknownOneAreAllPositional() {
+        let captured = tool(["catchall", "domains", "list", "--limit", "5", "-Fx", "-o", "json", "--", "-q"])
+        #expect(captured.status == 0, "\(captured.stderr)")
+        #expect(captured.json?["words"] == ["domains", "list", "--limit", "5", "-Fx", "--", "-q"], "global options still apply")
+        #expect(tool(["catchall", "-o", "json", "say", "--help"]).stdout.contains("USAGE: tool catchall say"), "subcommands still resolve")
+        let help = tool(["catchall"])
+        #expect(help.status == 0 && help.stdout.contains("OVERVIEW: Answers unknown words."), "no words: its help")
+    }
+}
+
 @Suite struct InterruptTests {
     @Test func anInterruptedCommandExits130ForSIGINTAnd143ForSIGTERM() {
         let int = tool(["interrupted", "int", "-o", "json"])

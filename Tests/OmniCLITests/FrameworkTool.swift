@@ -138,10 +138,22 @@ enum Framework {
         }
     }
 
+    static let rest = VariadicArgument<String>("WORDS", help: "Anything.")
+    /// A group that answers words it has no command for itself (as `omni ird` does without its document).
+    static let catchall: Command = {
+        var group = Command("catchall", abstract: "Answers unknown words.", subcommands: [say])
+        group.arguments = [rest.spec]
+        group.capturesRemainingWords = true
+        group.body = { invocation in
+            .output(SimpleOutput(text: "", json: ["words": .array(try invocation.value(rest).map { .string($0) })]))
+        }
+        return group
+    }()
+
     static let tool = CommandLineTool(
         name: "tool", version: "1.0",
         root: Command("tool", abstract: "Framework test tool.", subcommands: [
-            files, lines, stream, relations, exactlyOne, time, choose, interrupted, say, table, named, batch, judge, confirmCommand, api,
+            files, lines, stream, relations, exactlyOne, time, choose, interrupted, say, table, named, batch, judge, confirmCommand, api, catchall,
         ]),
         completers: ["names": { _ in ["alice", "bob"] }],
         errorMapper: { _ in nil })

@@ -24,10 +24,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def spawn_once(argv: list, devnull: int) -> float:
+def spawn_once(argv: list, devnull: int, env=None) -> float:
     """Wall time from spawn to exit (posix_spawn + waitpid: no shell, no Python pipes)."""
     start = time.perf_counter()
-    pid = os.posix_spawn(argv[0], argv, os.environ,
+    pid = os.posix_spawn(argv[0], argv, env or os.environ,
                          file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)])
     _, status = os.waitpid(pid, 0)
     elapsed = time.perf_counter() - start
@@ -36,14 +36,14 @@ def spawn_once(argv: list, devnull: int) -> float:
     return elapsed
 
 
-def start_up(commands: dict, runs: int) -> dict:
+def start_up(commands: dict, runs: int, env=None) -> dict:
     """Median wall time of each command, run in alternation so that load on the machine falls on all of them
     alike; the first three rounds only warm the page cache ("cold" means a fresh process)."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     samples = {name: [] for name in commands}
     for round_number in range(runs + 3):
         for name, argv in commands.items():
-            elapsed = spawn_once(argv, devnull)
+            elapsed = spawn_once(argv, devnull, env)
             if round_number >= 3:
                 samples[name].append(elapsed)
     os.close(devnull)
@@ -91,6 +91,7 @@ def start_up_rows(omni: str, c_peer: str, runs: int) -> list:
     for command in ("omni version", "omni --version"):
         rows.append({"name": f"peak memory: {command}", "unit": "bytes", "omni_value": peak_memory(commands[command]),
                      "peer_value": peer_rss, "peer": peer, "target": "<= 12 MiB"})
+    rows.append(ird_start_up_row(omni, scratch, runs))
     rows.append({"name": "stripped binary size", "unit": "bytes", "omni_value": stripped_size(omni, scratch),
                  "peer_value": peer_size, "peer": peer, "target": "<= 20 MB"})
     return rows
@@ -130,6 +131,18 @@ def bind_rows(omni: str, runs: int) -> list:
     return [{"name": "candid bind: Orbit station (300 types)", "unit": "seconds", "omni_value": measured["bind"],
              "peer_value": measured["check"], "peer": "omni candid check of the same file", "runs": runs,
              "swift_lines": lines, "target": "<= 250 ms"}]
+
+
+def ird_start_up_row(omni: str, scratch: str, runs: int) -> dict:
+    """A command generated from the cached ird OpenAPI document (Tests/Peers/ird/openapi.json, 41 operations): the
+    document is read, indexed and turned into commands on every run; target: at most twice `omni version`."""
+    env = dict(os.environ, XDG_CACHE_HOME=os.path.join(scratch, "ird-cache"))
+    subprocess.run([omni, "ird", "spec", "fetch", "--spec", os.path.join(HERE, "ird", "openapi.json")], env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+    commands = {"generated": [omni, "ird", "dns", "create-record", "--help"], "omni version": [omni, "version"]}
+    measured = start_up(commands, runs, env)
+    return {"name": "cold start: omni ird dns create-record --help", "unit": "seconds", "omni_value": measured["generated"],
+            "peer_value": measured["omni version"], "peer": "omni version", "runs": runs, "target": "<= 2x omni version"}
 
 
 def fmt_value(value, unit: str, name: str) -> str:

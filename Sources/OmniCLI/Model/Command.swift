@@ -35,6 +35,11 @@ public struct Command: Sendable {
     /// Whether the command emits a stream of items (`Invocation.emitItem`): one line each with `--output jsonl`, one
     /// JSON array with `json` (written as the items come, so memory stays flat), one text block each with `text`.
     public var streaming: Streaming
+    /// Everything after the first positional word is a positional too, options it does not know included (the
+    /// global ones still apply), and without any word the command shows its help: for a group that answers words it
+    /// cannot know in advance itself (`omni ird` without its OpenAPI document says how to get one instead of
+    /// "unknown option").
+    public var capturesRemainingWords = false
     public var body: Body?
 
     public init(

@@ -25,6 +25,9 @@ struct CommandLineParser {
         var result = ParsedCommandLine(path: [root], options: [:], positionals: [], helpRequested: false)
         var index = 0
         var optionsEnded = false
+        // After the first positional of a command that captures its remaining words: options it does not know are
+        // words too (the global ones still apply, so `-o json` keeps its meaning anywhere on the line).
+        var capturing = false
         // `--output` values outside the global formats, checked once the command (and so its aliases) is known.
         var pendingOutputNames: [String] = []
 
@@ -50,7 +53,7 @@ struct CommandLineParser {
             index += 1
 
             if optionsEnded || !looksLikeOption(token) {
-                if !optionsEnded, result.positionals.isEmpty, let sub = result.command.subcommand(named: token) {
+                if !optionsEnded, !capturing, result.positionals.isEmpty, let sub = result.command.subcommand(named: token) {
                     result.path.append(sub)
                     continue
                 }
@@ -66,10 +69,19 @@ struct CommandLineParser {
                                  commandPath: names())
                 }
                 result.positionals.append(token)
+                if result.command.capturesRemainingWords { capturing = true }
                 continue
             }
 
-            if token == "--" { optionsEnded = true; continue }
+            if token == "--" {
+                if capturing { result.positionals.append(token) }
+                optionsEnded = true
+                continue
+            }
+            if capturing, !isKnownOption(token, available()) {
+                result.positionals.append(token)
+                continue
+            }
 
             if token.hasPrefix("--") {
                 let body = token.dropFirst(2)
@@ -141,6 +153,19 @@ struct CommandLineParser {
         return result
     }
 
+    /// Whether every option a word names (`--name`, `--name=v`, `-x`, a `-qv` cluster) is one of `options`.
+    private func isKnownOption(_ word: String, _ options: [OptionSpec]) -> Bool {
+        if word.hasPrefix("--") {
+            let name = word.dropFirst(2).split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+            return name == "help" || options.contains { $0.name == name }
+        }
+        for letter in word.dropFirst() {
+            guard letter == "h" || options.contains(where: { $0.short == letter }) else { return false }
+            if options.first(where: { $0.short == letter })?.takesValue == true { return true }
+        }
+        return true
+    }
+
     private func context(_ path: [String]) -> String {
         path.count > 1 ? " for '\(path.joined(separator: " "))'" : ""
     }
@@ -159,8 +184,8 @@ struct CommandLineParser {
 }
 
 /// Typo suggestions by Damerau–Levenshtein distance; never used to run anything, only to hint.
-enum Suggestions {
-    static func closest(to word: String, in candidates: [String]) -> String? {
+public enum Suggestions {
+    public static func closest(to word: String, in candidates: [String]) -> String? {
         let limit = max(1, min(3, word.count / 3))
         var best: (String, Int)?
         for candidate in candidates {

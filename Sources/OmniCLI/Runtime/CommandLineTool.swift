@@ -139,7 +139,7 @@ public struct CommandLineTool: Sendable {
         }
 
         let command = parsed.command
-        if parsed.helpRequested || (!command.isRunnable && parsed.positionals.isEmpty) {
+        if parsed.helpRequested || ((!command.isRunnable || command.capturesRemainingWords) && parsed.positionals.isEmpty) {
             streams.out(helpRenderer(invocation.stdoutStyle).render(path: parsed.path))
             return ExitCode.ok.rawValue
         }

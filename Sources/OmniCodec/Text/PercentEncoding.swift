@@ -1,5 +1,6 @@
-/// RFC 3986 percent-encoding for URL components: one home for the Connect URI fields and the TrUAPI host page's
-/// `url=` parameter. `+` is a plus sign, not a space (that is HTML form encoding, not URLs).
+/// RFC 3986 percent-encoding for URL components: one home for the Connect URI fields, the TrUAPI host page's
+/// `url=` parameter and ird's path and query parameters (a value can never add a path segment, a query parameter or
+/// a fragment). `+` is a plus sign, not a space (that is HTML form encoding, not URLs).
 public enum PercentEncoding {
     /// Escapes everything except RFC 3986 unreserved characters (what `encodeURIComponent` does, minus `!'()*`).
     public static func encode(_ text: String) -> String {
@@ -14,6 +15,11 @@ public enum PercentEncoding {
             }
         }
         return out
+    }
+
+    /// `name=value&…` with both sides encoded, in the order given.
+    public static func query(_ pairs: [(String, String)]) -> String {
+        pairs.map { encode($0.0) + "=" + encode($0.1) }.joined(separator: "&")
     }
 
     /// The bytes `text` stands for; nil when a `%` is not followed by two hex digits.

@@ -7,6 +7,7 @@ import OmniCodec
 import OmniConnect
 import OmniCrypto
 import OmniIC
+import OmniIrd
 import OmniSystem
 import OmniTransport
 import OmniTruAPI
@@ -62,6 +63,8 @@ public enum ErrorMapping {
             return ic(error)
         case let error as TruAPIError:
             return truapi(error)
+        case let error as IrdError:
+            return ird(error)
         case let error as SystemError:
             // A local file could not be written or read (permissions, disk full): the environment, not the input.
             return ErrorReport(kind: "file_system", message: error.description, exitCode: .configuration)
@@ -131,6 +134,45 @@ public enum ErrorMapping {
         }
         return ErrorReport(kind: error.kind == .malformed ? "malformed_input" : error.kind.rawValue, message: error.description,
                            exitCode: exitCode)
+    }
+
+    /// The one ird error table (docs/ird.md lists it): 401/403 and a missing credential 6, 402/404/429 and other 4xx
+    /// 4, 5xx 5 (the service failed, the request may be fine), no document 7, bad parameters 2, bad bodies 3, an
+    /// answer that does not fit the document 1 (it is not printed).
+    static func ird(_ error: IrdError) -> ErrorReport {
+        let exitCode: ExitCode
+        var hint: String?
+        switch error.kind {
+        case .noDocument: exitCode = .configuration
+        case .invalidDocument, .invalidBody: exitCode = .malformedInput
+        case .invalidParameter: exitCode = .usage
+        case .invalidResponse: exitCode = .failure
+        case .configuration: exitCode = .configuration
+        case .unauthorized:
+            exitCode = .unauthorized
+            if error.status != nil { hint = "check the credential with 'omni ird auth status'; account-only operations refuse API keys" }
+        case .accountSessionRequired:
+            exitCode = .unauthorized
+            hint = "log in with 'omni ird login' (an account session), then run it again"
+        case .totpRequired, .invalidTotp:
+            exitCode = .unauthorized
+            hint = "give a fresh authenticator code with --totp CODE (or run it on a terminal to be asked)"
+        case .insufficientCredits:
+            exitCode = .rejected
+            hint = "the account needs more credits: see its balance with the credits operations ('omni ird credits --help')"
+        case .rateLimited:
+            exitCode = .rejected
+            hint = error.retryAfter.map { "wait \($0.allSatisfy(\.isNumber) ? $0 + " s" : "until " + $0) before trying again; omni never retries by itself" }
+        case .notFound, .rejected: exitCode = .rejected
+        case .serviceError: exitCode = .network
+        case .timedOut:
+            exitCode = .network
+            hint = "the work may still finish: poll it again later, or give a longer --deadline"
+        case .domainGateRefused:
+            exitCode = .unauthorized
+            hint = "the rules come from --deny-domain/--allow-domain and [ird.gate] in the config file; 'omni ird gate explain' says why an operation is gated"
+        }
+        return ErrorReport(kind: error.kind.rawValue, message: error.description, exitCode: exitCode, hint: hint)
     }
 
     static func transport(_ error: TransportError) -> ErrorReport {

@@ -53,6 +53,8 @@ public enum HelpTopics {
               http_proxy, HTTPS_PROXY, ALL_PROXY, NO_PROXY
                                  proxies for network commands, read by libcurl in either case except
                                  http_proxy, which counts only in lower case
+              IRD_API_KEY        the ird API key (ird_…) for 'omni ird' when --api-key is not given
+              XDG_CACHE_HOME     base of caches: the ird OpenAPI document is $XDG_CACHE_HOME/omni/ird/openapi.json
               OMNI_VECTORS       test suites only: where the shared test vectors live
 
             Variables of individual commands (each is the fallback for the option named):

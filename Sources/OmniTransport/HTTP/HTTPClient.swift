@@ -165,6 +165,7 @@ struct HTTPTransferSettings: Sendable {
     let url: String
     let headers: HTTPHeaders
     let body: [UInt8]?
+    let bodyFile: HTTPBodyFile?
     let userAgent: String
     let connectTimeoutMilliseconds: Int
     let totalTimeoutMilliseconds: Int
@@ -195,7 +196,10 @@ struct HTTPTransferSettings: Sendable {
         guard !configuration.userAgent.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
             throw TransportError(.invalidArgument, "the User-Agent has a line break or NUL in it", url: url)
         }
-        if request.method.uppercased() == "HEAD" && request.body != nil {
+        if request.body != nil && request.bodyFile != nil {
+            throw TransportError(.invalidArgument, "a request has a body or a body file, not both", url: url)
+        }
+        if request.method.uppercased() == "HEAD" && (request.body != nil || request.bodyFile != nil) {
             throw TransportError(.invalidArgument, "a HEAD request cannot carry a body", url: url)
         }
         let maxResponseBytes = request.maxResponseBytes ?? configuration.maxResponseBytes
@@ -211,6 +215,7 @@ struct HTTPTransferSettings: Sendable {
         self.url = url
         headers = request.headers
         body = request.body
+        bodyFile = request.bodyFile
         userAgent = configuration.userAgent
         connectTimeoutMilliseconds = Self.milliseconds(request.connectTimeout ?? configuration.connectTimeout)
         totalTimeoutMilliseconds = Self.milliseconds(request.totalTimeout ?? configuration.totalTimeout)

@@ -9,6 +9,8 @@ public struct HTTPRequest: Sendable {
     public var headers: HTTPHeaders
     /// Request body. With a body, `Content-Length` is sent; no `Content-Type` is invented, set one in `headers`.
     public var body: [UInt8]?
+    /// A request body streamed from a file as libcurl asks for it (constant memory for any size); excludes `body`.
+    public var bodyFile: HTTPBodyFile?
     public var connectTimeout: Duration?
     public var totalTimeout: Duration?
     /// The response body limit in bytes; the transfer is aborted as soon as the body would exceed it.
@@ -34,5 +36,19 @@ public struct HTTPRequest: Sendable {
         self.totalTimeout = totalTimeout
         self.maxResponseBytes = maxResponseBytes
         self.maxRedirects = maxRedirects
+    }
+}
+
+/// A file sent as a request body, read in libcurl-sized pieces while the request runs. `size` is sent as
+/// `Content-Length` and must be the file's size; `progress` is told the bytes sent so far (on the transfer thread).
+public struct HTTPBodyFile: Sendable {
+    public let path: String
+    public let size: UInt64
+    public let progress: (@Sendable (UInt64) -> Void)?
+
+    public init(path: String, size: UInt64, progress: (@Sendable (UInt64) -> Void)? = nil) {
+        self.path = path
+        self.size = size
+        self.progress = progress
     }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+internal import Glibc
 internal import CCurl
 internal import COmniShims
 
@@ -21,6 +22,9 @@ final class HTTPTransfer: @unchecked Sendable {
     private var easy: UnsafeMutableRawPointer?
     private var requestHeaderList: UnsafeMutablePointer<curl_slist>?
     private var uploadBuffer: UnsafeMutableRawBufferPointer?
+    /// The open body file (`HTTPRequest.bodyFile`) and how much of it was sent.
+    private var uploadFile: Int32 = -1
+    private var uploadedBytes: UInt64 = 0
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var extraCAFile: String?
     private var isFinished = false
@@ -124,7 +128,19 @@ final class HTTPTransfer: @unchecked Sendable {
             try setLong(CURLOPT_NOBODY, 1)
             return
         }
-        if let body = settings.body {
+        if let file = settings.bodyFile {
+            let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw TransportError(.io, "cannot open \(file.path) to send it: \(String(cString: strerror(errno)))", url: settings.url)
+            }
+            uploadFile = descriptor
+            let context = Unmanaged.passUnretained(self).toOpaque()
+            try check(omni_curl_easy_setopt_data_callback(easy, CURLOPT_READFUNCTION, httpReadCallback))
+            try setPointer(CURLOPT_READDATA, context)
+            try setLong(CURLOPT_POST, 1)
+            try setOff(CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(file.size))
+            if method != "POST" { try setString(CURLOPT_CUSTOMREQUEST, method) }
+        } else if let body = settings.body {
             // libcurl does not copy POSTFIELDS; the copy lives until `finish`. One spare byte keeps the
             // allocation valid for an empty body.
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: body.count + 1, alignment: 1)
@@ -149,7 +165,7 @@ final class HTTPTransfer: @unchecked Sendable {
         // Without these, libcurl would invent `Expect: 100-continue` (a round trip of delay for large bodies) and
         // a form `Content-Type` for every body.
         if !settings.headers.contains(name: "Expect") { lines.append("Expect:") }
-        if settings.body != nil && !settings.headers.contains(name: "Content-Type") { lines.append("Content-Type:") }
+        if (settings.body != nil || settings.bodyFile != nil) && !settings.headers.contains(name: "Content-Type") { lines.append("Content-Type:") }
         for line in lines {
             guard let appended = omni_curl_slist_append(requestHeaderList, line) else {
                 throw TransportError(.io, "out of memory building request headers", url: settings.url)
@@ -312,6 +328,30 @@ final class HTTPTransfer: @unchecked Sendable {
         requestHeaderList = nil
         uploadBuffer?.deallocate()
         uploadBuffer = nil
+        if uploadFile >= 0 { close(uploadFile) }
+        uploadFile = -1
+    }
+
+    /// The next piece of the body file into libcurl's buffer: its length, 0 at the end, abort on a read error or a
+    /// file that ends before its announced size.
+    fileprivate func sendBodyPiece(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard uploadFile >= 0, let base = buffer.baseAddress, let file = settings.bodyFile else { return Int(CURL_READFUNC_ABORT) }
+        if isCancelled { return Int(CURL_READFUNC_ABORT) }
+        while true {
+            let count = read(uploadFile, base, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 {
+                limitFailure = TransportError(.io, "reading \(file.path) while sending it: \(String(cString: strerror(errno)))", url: settings.url)
+                return Int(CURL_READFUNC_ABORT)
+            }
+            if count == 0 && uploadedBytes < file.size {
+                limitFailure = TransportError(.io, "\(file.path) ended after \(uploadedBytes) of \(file.size) bytes while sending it", url: settings.url)
+                return Int(CURL_READFUNC_ABORT)
+            }
+            uploadedBytes += UInt64(count)
+            file.progress?(uploadedBytes)
+            return count
+        }
     }
 
     private func response() -> HTTPResponse {
@@ -420,6 +460,14 @@ private let httpHeaderCallback: omni_curl_data_callback = { data, size, count, u
     let (length, overflow) = size.multipliedReportingOverflow(by: count)
     guard !overflow else { return 0 }
     return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+}
+
+private let httpReadCallback: omni_curl_data_callback = { data, size, count, userdata in
+    guard let userdata, let data else { return Int(CURL_READFUNC_ABORT) }
+    let transfer = Unmanaged<HTTPTransfer>.fromOpaque(userdata).takeUnretainedValue()
+    let (length, overflow) = size.multipliedReportingOverflow(by: count)
+    guard !overflow else { return Int(CURL_READFUNC_ABORT) }
+    return transfer.sendBodyPiece(UnsafeMutableRawBufferPointer(start: data, count: length))
 }
 
 /// Returning non-zero makes libcurl abort with CURLE_ABORTED_BY_CALLBACK.

@@ -1,0 +1,99 @@
+import Testing
+import OmniCodec
+@testable import OmniIrd
+
+@Suite struct SchemaValidatorTests {
+    let document: OpenAPIDocument
+
+    init() throws { document = try TestDocuments.document() }
+
+    func schema(_ name: String) throws -> SchemaRef {
+        try #require(document.componentSchemas.first { $0.name == name }?.schema)
+    }
+
+    func check(_ json: String, _ name: String, _ direction: SchemaValidator.Direction = .request) throws -> ValidationResult {
+        SchemaValidator(document: document, direction: direction).validate(try JSONValue.parse(json), against: try schema(name))
+    }
+
+    @Test func requiredFieldsTypesAndBoundsNameTheFieldPath() throws {
+        #expect(try check(#"{"domain": "a.ro", "years": 2}"#, "RegisterRequest").isValid)
+        let missing = try check(#"{"domain": "a.ro"}"#, "RegisterRequest")
+        #expect(missing.errors.map(\.description) == ["$.years: is required"])
+        let type = try check(#"{"domain": "a.ro", "years": "2"}"#, "RegisterRequest")
+        #expect(type.errors.first?.description == #"$.years: expected an integer, got the string "2""#)
+        #expect(try check(#"{"domain": "a.ro", "years": 11}"#, "RegisterRequest").errors.first?.message.contains("maximum") == true)
+        #expect(try check(#"{"domain": "a.ro", "years": 2.0}"#, "RegisterRequest").isValid, "2.0 is an integer")
+        #expect(try check(#"{"domain": "a.ro", "years": 2.5}"#, "RegisterRequest").errors.count == 1)
+        let extra = try check(#"{"domain": "a.ro", "years": 1, "color": "red"}"#, "RegisterRequest")
+        #expect(extra.errors.first?.description.hasPrefix("$.color: is not a field") == true)
+        #expect(try check(#"{"domain": "NOT A NAME", "years": 1}"#, "RegisterRequest").errors.first?.message.contains("pattern") == true)
+    }
+
+    @Test func oneOfPicksTheDiscriminatedShape() throws {
+        #expect(try check(#"{"type": "MX", "name": "@", "value": "mx.ro", "priority": 10}"#, "DnsRecordInput").isValid)
+        let noPriority = try check(#"{"type": "MX", "name": "@", "value": "mx.ro"}"#, "DnsRecordInput")
+        #expect(noPriority.errors.map(\.description) == ["$.priority: is required"])
+        #expect(try check(#"{"type": "A", "name": "www", "value": "192.0.2.1", "ttl": 30}"#, "DnsRecordInput").errors.first?.path == "$.ttl")
+        let unknown = try check(#"{"type": "SRV", "name": "x", "value": "y"}"#, "DnsRecordInput")
+        #expect(unknown.errors.first?.message.contains("none of the 3 oneOf alternatives") == true, "\(unknown.errors)")
+        let long = String(repeating: "x", count: 256)
+        #expect(try check(#"{"type": "TXT", "name": "@", "value": "\#(long)"}"#, "DnsRecordInput").errors.first?.message.contains("at most 255") == true)
+    }
+
+    @Test func enumsAreClosedForRequestsAndOpenInAnswers() throws {
+        let request = try check(#"{"kind": "quantum", "input": {}}"#, "CreateJob")
+        #expect(request.errors.first?.description.hasPrefix("$.kind: \"quantum\" is not one of") == true)
+        let answer = try check(#"{"domain": "x.ro", "status": "pending-delete"}"#, "DomainCheck", .response)
+        #expect(answer.isValid)
+        #expect(answer.drift.map(\.path) == ["$.status"])
+        #expect(try check(#"{"domain": "x.ro", "status": 3}"#, "DomainCheck", .response).errors.count == 1, "open, but still a string")
+    }
+
+    @Test func unknownAnswerFieldsAreDriftNotErrors() throws {
+        let result = try check(#"{"instances": [{"name": "a", "state": "running", "ipv6": "::1", "extra": {"deep": 1}}]}"#, "InstanceList", .response)
+        #expect(result.isValid)
+        #expect(result.drift.map(\.path) == ["$.instances[0].ipv6", "$.instances[0].extra"])
+        // Free-form objects (additionalProperties: true) have no drift; allOf merges the known fields.
+        #expect(try check(#"{"id": "j", "result": {"anything": 1}}"#, "JobResult", .response).drift.isEmpty)
+        #expect(try check(#"{"id": "k", "name": "n", "prefix": "p", "created_at": "t", "key": "ird_x"}"#, "CreatedApiKey", .response).drift.isEmpty)
+        #expect(try check(#"{"id": "k", "name": "n", "prefix": "p", "created_at": "t"}"#, "CreatedApiKey", .response).errors.map(\.path) == ["$.key"])
+    }
+
+    @Test func readOnlyAndWriteOnlyFollowTheDirection() throws {
+        let write = try check(#"{"type": "A", "name": "a", "value": "v", "id": "r1"}"#, "DnsRecord")
+        #expect(write.errors.map(\.description) == ["$.id: is read-only: the service sets it"])
+        #expect(try check(#"{"type": "A", "name": "a", "value": "v", "id": "r1"}"#, "DnsRecord", .response).isValid)
+        #expect(try check(#"{"id": "t", "domain": "d", "state": "pending"}"#, "Transfer", .response).isValid)
+        #expect(try check(#"{"domain": "d"}"#, "StartTransfer", .response).isValid, "a write-only field is never in an answer")
+    }
+
+    @Test func nullAndMoneyStrings() throws {
+        #expect(try check(#"{"domains": [], "next_cursor": null}"#, "DomainPage", .response).isValid)
+        #expect(try check(#"{"total": null, "currency": "RON"}"#, "Balance", .response).errors.first?.message.contains("must not be null") == true)
+        #expect(try check(#"{"total": "509.72", "currency": "RON"}"#, "Balance", .response).isValid)
+        let float = try check(#"{"total": 509.72, "currency": "RON"}"#, "Balance", .response)
+        #expect(float.errors.first?.description == "$.total: expected a string, got the number 509.72", "money is never a number")
+        #expect(try check(#"{"total": "5e2", "currency": "RON"}"#, "Balance", .response).errors.first?.message.contains("pattern") == true)
+    }
+
+    @Test func theWorkBudgetEndsHostileValidation() throws {
+        let items = Array(repeating: #"{"type": "MX", "name": "@", "value": "v", "priority": 1, "id": "r"}"#, count: 200).joined(separator: ",")
+        let validator = SchemaValidator(document: document, direction: .response, budget: 100)
+        let result = validator.validate(try JSONValue.parse(#"{"records": [\#(items)]}"#), against: try schema("DnsRecordList"))
+        #expect(result.errors.last?.message.contains("work budget") == true)
+    }
+}
+
+@Suite struct DecimalTextTests {
+    @Test func comparesExactly() {
+        #expect(DecimalText.compare("0.1", "0.10") == 0)
+        #expect(DecimalText.compare("509.72", "509.7") == 1)
+        #expect(DecimalText.compare("-1", "0") == -1)
+        #expect(DecimalText.compare("1e2", "99.999999999999999999") == 1)
+        #expect(DecimalText.compare("-0.0", "0") == 0)
+        #expect(DecimalText.compare("-5", "-50") == 1)
+        #expect(DecimalText.compare("12345678901234567890123", "12345678901234567890122") == 1, "beyond any Double")
+        #expect(DecimalText.compare("x", "1") == nil)
+        #expect(DecimalText.isIntegral("3.000") && DecimalText.isIntegral("3e2") && !DecimalText.isIntegral("3.5") && !DecimalText.isIntegral("35e-1"))
+    }
+}
