@@ -5,19 +5,19 @@ import Glibc
 /// One fuzz target: a named parser entry point, the property it checks on every input, and the seeds that start
 /// its corpus. `run` must never crash on any input; a violated property calls `FuzzCheck.fail`, which aborts (the
 /// fuzzer records the input as a crash, the replayer exits non-zero).
-struct Harness: Sendable {
+struct Harness {
     let name: String
     /// One line for `omni-fuzz list`: the entry point and the property.
     let summary: String
     /// Runs once before the first input (parsing fixed keys, interfaces, roots), so inputs pay only for themselves.
-    let prepare: @Sendable () -> Void
-    let run: @Sendable ([UInt8]) -> Void
+    let prepare: () -> Void
+    let run: ([UInt8]) -> Void
     /// Starting inputs: built in code (valid messages made with omni's own encoders and signers) plus those read
     /// from the shared vectors at seeding time.
-    let seeds: @Sendable (SeedSources) -> [Seed]
+    let seeds: (SeedSources) -> [Seed]
 
-    init(_ name: String, _ summary: String, prepare: @escaping @Sendable () -> Void = {},
-         seeds: @escaping @Sendable (SeedSources) -> [Seed] = { _ in [] }, run: @escaping @Sendable ([UInt8]) -> Void) {
+    init(_ name: String, _ summary: String, prepare: @escaping () -> Void = {},
+         seeds: @escaping (SeedSources) -> [Seed] = { _ in [] }, run: @escaping ([UInt8]) -> Void) {
         self.name = name
         self.summary = summary
         self.prepare = prepare
@@ -56,8 +56,3 @@ enum FuzzCheck {
     }
 }
 
-/// Where seeding reads shared test data (absent directories give no seeds, never an error).
-struct SeedSources: Sendable {
-    let vectors: String?
-    let realworld: String?
-}
