@@ -83,5 +83,5 @@ var tests: [Target] { [
     .testTarget(name: "OmniConnectTests", dependencies: ["OmniConnect", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniAttestTests", dependencies: ["OmniAttest", "OmniTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "OmniICTests", dependencies: ["OmniIC", "OmniTestSupport"], swiftSettings: swiftSettings),
-    .testTarget(name: "OmniEndToEndTests", dependencies: ["omni", "OmniTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "OmniEndToEndTests", dependencies: ["omni", "omni-fuzz", "OmniTestSupport"], swiftSettings: swiftSettings),
 ] }

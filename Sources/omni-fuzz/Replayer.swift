@@ -9,7 +9,9 @@ import OmniSystem
 ///   harness, as the fuzzer would; exits 0 when all pass, aborts on the first violated property or crash (naming the
 ///   input), 2 on usage errors;
 /// - `omni-fuzz seed TARGET DIR [--vectors DIR] [--realworld DIR]`: writes the target's starting corpus into DIR:
-///   inputs built in code plus those read from the shared vectors (never copied into the repository).
+///   inputs built in code plus those read from the shared vectors (never copied into the repository);
+/// - `omni-fuzz hostile DIR`: writes the worst inputs of each parser's limits into DIR/<target>/ (for measuring
+///   peak memory; some are 64 MiB).
 enum Replayer {
     /// The largest input `run` reads (the biggest parser limit is 64 MiB; limit measurements feed inputs this big).
     static let maximumInputBytes = 80 << 20
@@ -25,6 +27,8 @@ enum Replayer {
             return replay(rest)
         case "seed":
             return seed(rest)
+        case "hostile":
+            return hostile(rest)
         case "-h", "--help", "help":
             _ = usage()
             return 0
@@ -35,7 +39,7 @@ enum Replayer {
 
     @discardableResult
     static func usage() -> Int32 {
-        FuzzOutput.error("usage: omni-fuzz list | run TARGET FILE|DIR… | seed TARGET DIR [--vectors DIR] [--realworld DIR]")
+        FuzzOutput.error("usage: omni-fuzz list | run TARGET FILE|DIR… | seed TARGET DIR [--vectors DIR] [--realworld DIR] | hostile DIR")
         return 2
     }
 
@@ -75,6 +79,21 @@ enum Replayer {
         return 0
     }
 
+    private static func hostile(_ arguments: [String]) -> Int32 {
+        guard arguments.count == 1 else { return usage() }
+        do {
+            for (target, cases) in HostileInputs.all {
+                let directory = arguments[0] + "/" + target
+                try AtomicFile.makeDirectories(directory)
+                for seed in cases() { try AtomicFile.write(seed.bytes, to: directory + "/" + fileName(seed.name)) }
+            }
+        } catch {
+            FuzzOutput.error("cannot write hostile inputs: \(error)")
+            return 1
+        }
+        return 0
+    }
+
     private static func seed(_ arguments: [String]) -> Int32 {
         guard arguments.count >= 2, let harness = harness(arguments[0]) else { return usage() }
         let directory = arguments[1]
@@ -97,7 +116,7 @@ enum Replayer {
             try AtomicFile.makeDirectories(directory)
             var names: Set<String> = []
             for seed in seeds {
-                var name = String(seed.name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" ? $0 : "_" })
+                var name = fileName(seed.name)
                 while !names.insert(name).inserted { name += "_" }
                 try AtomicFile.write(seed.bytes, to: directory + "/" + name)
             }
@@ -108,6 +127,16 @@ enum Replayer {
         FuzzOutput.line("\(harness.name): \(seeds.count) seed\(seeds.count == 1 ? "" : "s") in \(directory)")
         return 0
     }
+}
+
+/// `name` with every character but letters, digits, `-`, `.` and `_` replaced by `_`.
+private func fileName(_ name: String) -> String {
+    let allowed: Set<Character> = ["-", ".", "_"]
+    var result = ""
+    for character in name {
+        result.append(character.isLetter || character.isNumber || allowed.contains(character) ? character : "_")
+    }
+    return result
 }
 
 /// Regular files under a path (the path itself when it is a file), sorted, recursively.

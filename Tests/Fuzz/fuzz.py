@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Runs omni's libFuzzer targets one after another (`make fuzz`).
+
+For each target: writes fresh seeds (built in code by `omni-fuzz seed`, plus inputs read from the shared vectors
+at this moment; nothing is copied into the repository), runs the fuzz binary for --seconds on the corpus under
+.fuzz/<target>/ with the regressions of Tests/Fuzz/regressions/<target>/ as extra inputs and the target's
+dictionary when it has one, and reads libFuzzer's final statistics. Prints executions, crashes and timeouts per
+target and exits 1 when any target found anything (its inputs are under .fuzz/<target>/artifacts/).
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FINDING_PREFIXES = ("crash-", "timeout-", "oom-", "leak-", "slow-unit-")
+
+
+def targets(replayer):
+    listing = subprocess.run([replayer, "list"], check=True, capture_output=True, text=True).stdout
+    return [line.split("\t", 1)[0] for line in listing.splitlines() if line.strip()]
+
+
+def findings(directory):
+    if not os.path.isdir(directory):
+        return set()
+    return {name for name in os.listdir(directory) if name.startswith(FINDING_PREFIXES)}
+
+
+def run_target(name, options):
+    root = os.path.join(options.corpus_root, name)
+    corpus, seeds, artifacts = (os.path.join(root, part) for part in ("corpus", "seeds", "artifacts"))
+    for directory in (corpus, artifacts):
+        os.makedirs(directory, exist_ok=True)
+    subprocess.run(["rm", "-rf", seeds], check=True)
+    seed_command = [options.replayer, "seed", name, seeds]
+    if options.vectors:
+        seed_command += ["--vectors", options.vectors]
+    if options.realworld:
+        seed_command += ["--realworld", options.realworld]
+    subprocess.run(seed_command, check=True, stdout=subprocess.DEVNULL)
+
+    before = findings(artifacts)
+    command = ["nice", "-n", str(options.nice)] if options.nice else []
+    command += [options.fuzzer, f"-max_total_time={options.seconds}", "-timeout=1", "-rss_limit_mb=2048",
+                f"-artifact_prefix={artifacts}/", "-print_final_stats=1", "-print_pcs=0"]
+    dictionary = os.path.join(HERE, "dict", name + ".dict")
+    if os.path.exists(dictionary):
+        command.append(f"-dict={dictionary}")
+    command += [corpus, seeds]
+    regressions = os.path.join(HERE, "regressions", name)
+    if os.path.isdir(regressions):
+        command.append(regressions)
+    environment = dict(os.environ, OMNI_FUZZ_TARGET=name,
+                       # libFuzzer reports the crash; Swift's own backtracer would only slow it down.
+                       SWIFT_BACKTRACE="enable=no")
+    log_path = os.path.join(root, "last-run.log")
+    started = time.monotonic()
+    with open(log_path, "w") as log:
+        status = subprocess.run(command, env=environment, stdout=log, stderr=subprocess.STDOUT).returncode
+    elapsed = time.monotonic() - started
+    with open(log_path, errors="replace") as log:
+        text = log.read()
+    stats = dict(re.findall(r"^stat::(\w+):\s+(\d+)", text, re.MULTILINE))
+    new = sorted(findings(artifacts) - before)
+    return {
+        "target": name,
+        "executions": int(stats.get("number_of_executed_units", 0)),
+        "seconds": elapsed,
+        "corpus": len(os.listdir(corpus)),
+        "crashes": sum(1 for f in new if f.startswith(("crash-", "oom-", "leak-"))),
+        "timeouts": sum(1 for f in new if f.startswith(("timeout-", "slow-unit-"))),
+        "slowest": int(stats.get("slowest_unit_time_sec", 0)),
+        "peak_rss_mb": int(stats.get("peak_rss_mb", 0)),
+        "status": status,
+        "new": [os.path.join(artifacts, f) for f in new],
+        "log": log_path,
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--fuzzer", required=True, help="omni-fuzz built with -DOMNI_FUZZ -sanitize=fuzzer,address")
+    parser.add_argument("--replayer", required=True, help="omni-fuzz of the normal build (list, seed)")
+    parser.add_argument("--seconds", type=int, default=60, help="budget per target")
+    parser.add_argument("--targets", default="", help="comma- or space-separated names (default: all)")
+    parser.add_argument("--vectors", default="")
+    parser.add_argument("--realworld", default="")
+    parser.add_argument("--corpus-root", default=".fuzz")
+    parser.add_argument("--nice", type=int, default=10, help="niceness of the fuzzer (0: none)")
+    options = parser.parse_args()
+
+    available = targets(options.replayer)
+    chosen = [t for t in re.split(r"[,\s]+", options.targets) if t] or available
+    unknown = [t for t in chosen if t not in available]
+    if unknown:
+        print(f"unknown fuzz target(s): {' '.join(unknown)}; targets: {' '.join(available)}", file=sys.stderr)
+        return 2
+    for directory in (options.vectors, options.realworld):
+        if directory and not os.path.isdir(directory):
+            print(f"note: {directory} is absent; only the built-in seeds are used", file=sys.stderr)
+
+    results = []
+    for name in chosen:
+        result = run_target(name, options)
+        results.append(result)
+        flag = "" if not result["new"] and result["status"] == 0 else "  <-- " + (", ".join(result["new"]) or f"exit {result['status']}, see {result['log']}")
+        print(f"{name:22} {result['executions']:>11,} execs  {result['executions'] / max(result['seconds'], 1e-9):>8,.0f}/s  "
+              f"corpus {result['corpus']:>5}  crashes {result['crashes']}  timeouts {result['timeouts']}  "
+              f"slowest {result['slowest']} s  rss {result['peak_rss_mb']} MB{flag}", flush=True)
+
+    with open(os.path.join(options.corpus_root, "summary.tsv"), "a") as summary:
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        for r in results:
+            summary.write(f"{stamp}\t{r['target']}\t{options.seconds}\t{r['executions']}\t{r['crashes']}\t{r['timeouts']}\t"
+                          f"{r['slowest']}\t{r['peak_rss_mb']}\t{r['status']}\n")
+
+    total = sum(r["executions"] for r in results)
+    bad = [r for r in results if r["new"] or r["status"] != 0]
+    print(f"{len(results)} targets, {total:,} executions, "
+          + (f"findings in {len(bad)}: {' '.join(r['target'] for r in bad)}" if bad else "no crashes, no timeouts"))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
