@@ -90,14 +90,14 @@ enum HostileInputs {
         // Table: entry 0 = vec bool (6d 7e), one argument of type 0, then the vector.
         let vecBool = candidMessage(types: [1, 0x6d, 0x7e], arguments: [1, 0], values: LEB128.encoded(UInt64(million)) + [UInt8](repeating: 1, count: million))
         // opt opt … opt null, 256 levels (the depth limit), as a chain of table entries.
-        var chain: [UInt8] = LEB128.encoded(256)
+        var chain: [UInt8] = LEB128.encoded(UInt64(256))
         for level in 0..<256 { chain += [0x6e] + (level == 255 ? [0x7f] : LEB128.encodedSigned(Int64(level + 1))) }
         let deep = candidMessage(types: chain, arguments: [1, 0], values: [UInt8](repeating: 1, count: 255) + [0])
         // A record type of 10 000 fields and a table of 10 000 entries (the per-type and table limits).
-        var record: [UInt8] = [1, 0x6c] + LEB128.encoded(10_000)
+        var record: [UInt8] = [1, 0x6c] + LEB128.encoded(UInt64(10_000))
         for field in 0..<10_000 { record += LEB128.encoded(UInt64(field)) + [0x7f] }
         let wide = candidMessage(types: record, arguments: [1, 0], values: [])
-        var table: [UInt8] = LEB128.encoded(10_000)
+        var table: [UInt8] = LEB128.encoded(UInt64(10_000))
         for _ in 0..<10_000 { table += [0x6d, 0x7e] }
         let entries = candidMessage(types: table, arguments: [1, 0], values: [0])
         let blob = candidMessage(types: [1, 0x6d, 0x7b], arguments: [1, 0], values: LEB128.encoded(UInt64(10 << 20)) + [UInt8](repeating: 7, count: 10 << 20))
