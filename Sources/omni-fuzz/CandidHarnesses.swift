@@ -83,6 +83,8 @@ private let candidBinary = Harness(
     "candid-binary",
     "CandidDecoder at the wire types, with warnings, and Candid.messageTypes; values re-encoded at the message's own types decode to the same values",
     prepare: prepareExpectedTypes, seeds: candidMessageSeeds
+,
+    parse: { bytes in _ = try? Candid.decode(bytes) }
 ) { bytes in
     guard let values = try? Candid.decode(bytes) else { return }
     var warnings: [CandidWarning] = []
@@ -136,6 +138,8 @@ private let candidText = Harness(
         for (index, text) in suiteInputs(sources).texts.enumerated() { seeds.append(Seed("suite-\(index)", text: text)) }
         return seeds
     }
+,
+    parse: { bytes in _ = try? Candid.parseArguments(utf8: bytes) }
 ) { bytes in
     if let values = try? Candid.parseArguments(utf8: bytes) {
         for style in [CandidPrintStyle.pretty, .compact] {
@@ -173,6 +177,8 @@ private let candidType = Harness(
         }
         return seeds
     }
+,
+    parse: { bytes in _ = try? Candid.parseType(utf8: bytes) }
 ) { bytes in
     if let type = try? Candid.parseType(utf8: bytes) {
         for style in [CandidPrintStyle.pretty, .compact] {
@@ -196,6 +202,8 @@ private let candidInterface = Harness(
         for file in sources.vectorFiles("candid", suffix: ".did") where !file.name.hasSuffix(".test.did") { seeds.append(Seed(file.name, file.bytes)) }
         return seeds
     }
+,
+    parse: { bytes in _ = try? CandidInterface.parse(utf8: bytes) }
 ) { bytes in
     guard let interface = try? CandidInterface.parse(utf8: bytes) else { return }
     let printed = interface.printed()

@@ -24,6 +24,8 @@ private let cbor = Harness(
         }
         return seeds
     }
+,
+    parse: { bytes in _ = try? CBOR.decode(bytes) }
 ) { bytes in
     let strict = try? CBOR.decode(bytes)
     if let value = strict {
@@ -71,6 +73,8 @@ private let json = Harness(
         for file in sources.vectorFiles("", suffix: ".json").prefix(200) { seeds.append(Seed("vector-" + file.name, file.bytes)) }
         return seeds
     }
+,
+    parse: { bytes in _ = try? JSONValue.parse(bytes) }
 ) { bytes in
     if let value = try? JSONValue.parse(bytes) {
         for pretty in [false, true] {
@@ -128,6 +132,8 @@ private let toml = Harness(
                 """),
         ]
     }
+,
+    parse: { bytes in _ = try? TOMLTable.parse(bytes) }
 ) { bytes in
     guard let table = try? TOMLTable.parse(bytes) else { return }
     guard let text = utf8Text(bytes) else { FuzzCheck.fail("TOML bytes that are not UTF-8 parsed") }
@@ -189,6 +195,8 @@ private let pem = Harness(
         for file in sources.vectorFiles("attest", suffix: ".pem") { seeds.append(Seed("vector-" + file.name, file.bytes)) }
         return seeds
     }
+,
+    parse: { bytes in _ = utf8Text(bytes).map { try? PEM.blocks(in: $0) } }
 ) { bytes in
     guard let text = utf8Text(bytes), let blocks = try? PEM.blocks(in: text) else { return }
     for block in blocks {

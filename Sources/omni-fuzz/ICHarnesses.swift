@@ -64,6 +64,8 @@ private let icCertificate = Harness(
     "ic-certificate",
     "ICCertificate(decoding:) then verify under the mainnet root key (scope: subnet for even lengths, a canister in the certified ranges for odd); the tree re-encodes to the same root hash",
     seeds: certificateSeeds
+,
+    parse: { bytes in _ = (try? ICCertificate(decoding: bytes)).map { try? $0.verify(scope: .subnet(ICRootKey.mainnet.subnetID), rootKey: .mainnet, freshness: nil) } }
 ) { bytes in
     guard let certificate = try? ICCertificate(decoding: bytes) else { return }
     checkTreeRoundTrip(certificate.tree)
@@ -94,6 +96,8 @@ private let icHashTree = Harness(
         }
         return seeds
     }
+,
+    parse: { bytes in _ = try? HashTree(decoding: bytes) }
 ) { bytes in
     guard let tree = try? HashTree(decoding: bytes) else { return }
     checkTreeRoundTrip(tree)
@@ -124,6 +128,8 @@ private let icEnvelope = Harness(
     "ic-envelope",
     "ICEnvelope(decoding:) and verifySender at a fixed time; an envelope re-encodes and decodes to itself with the same request id",
     seeds: { _ in SeedIdentities.allEnvelopes.compactMap { name, envelope in (try? envelope.encoded()).map { Seed(name, $0) } } }
+,
+    parse: { bytes in _ = (try? ICEnvelope(decoding: bytes)).map { try? $0.verifySender(at: fuzzTime) } }
 ) { bytes in
     guard let envelope = try? ICEnvelope(decoding: bytes) else { return }
     guard let encoded = try? envelope.encoded() else { FuzzCheck.fail("a decoded envelope does not encode") }
@@ -152,6 +158,8 @@ private let icSignedRequest = Harness(
             return Seed(name, text: file.text)
         }
     }
+,
+    parse: { bytes in _ = utf8Text(bytes).map { try? SignedRequestFile(text: $0) } }
 ) { bytes in
     guard let text = utf8Text(bytes), let file = try? SignedRequestFile(text: text) else { return }
     guard let again = try? SignedRequestFile(text: file.text) else { FuzzCheck.fail("a signed request file does not read back its own text") }
@@ -195,6 +203,8 @@ private let icDelegationJSON = Harness(
         if let file = try? session.sessionFileJSON() { seeds.append(Seed("session-file", text: file.serialized())) }
         return seeds
     }
+,
+    parse: { bytes in _ = utf8Text(bytes).flatMap { try? DelegationChain(jsonText: $0) }.map { try? $0.verify(at: fuzzTime) } }
 ) { bytes in
     guard let text = utf8Text(bytes) else { return }
     if let chain = try? DelegationChain(jsonText: text) {

@@ -5,9 +5,9 @@ import OmniSystem
 
 /// The normal build's commands:
 /// - `omni-fuzz list`: every target and what it checks;
-/// - `omni-fuzz run TARGET FILE|DIR…`: runs each input (files of a directory in name order) through the target's
-///   harness, as the fuzzer would; exits 0 when all pass, aborts on the first violated property or crash (naming the
-///   input), 2 on usage errors;
+/// - `omni-fuzz run [--parse-only] TARGET FILE|DIR…`: runs each input (files of a directory in name order) through
+///   the target's harness, as the fuzzer would (`--parse-only`: the parser alone, for memory measurements); exits 0
+///   when all pass, aborts on the first violated property or crash (naming the input), 2 on usage errors;
 /// - `omni-fuzz seed TARGET DIR [--vectors DIR] [--realworld DIR]`: writes the target's starting corpus into DIR:
 ///   inputs built in code plus those read from the shared vectors (never copied into the repository);
 /// - `omni-fuzz hostile DIR`: writes the worst inputs of each parser's limits into DIR/<target>/ (for measuring
@@ -39,7 +39,7 @@ enum Replayer {
 
     @discardableResult
     static func usage() -> Int32 {
-        FuzzOutput.error("usage: omni-fuzz list | run TARGET FILE|DIR… | seed TARGET DIR [--vectors DIR] [--realworld DIR] | hostile DIR")
+        FuzzOutput.error("usage: omni-fuzz list | run [--parse-only] TARGET FILE|DIR… | seed TARGET DIR [--vectors DIR] [--realworld DIR] | hostile DIR")
         return 2
     }
 
@@ -52,6 +52,9 @@ enum Replayer {
     }
 
     private static func replay(_ arguments: [String]) -> Int32 {
+        var arguments = arguments
+        let parseOnly = arguments.first == "--parse-only"
+        if parseOnly { arguments.removeFirst() }
         guard arguments.count >= 2, let harness = harness(arguments[0]) else { return usage() }
         var inputs: [String] = []
         for path in arguments.dropFirst() {
@@ -72,7 +75,7 @@ enum Replayer {
                 return 2
             }
             CrashReport.current(harness.name, path)
-            harness.run(bytes)
+            if parseOnly { harness.parse(bytes) } else { harness.run(bytes) }
         }
         CrashReport.current(harness.name, nil)
         FuzzOutput.line("\(harness.name): \(inputs.count) input\(inputs.count == 1 ? "" : "s") ok")

@@ -56,6 +56,8 @@ private func webSocket(_ role: WebSocketRole) -> Harness {
                 Seed("close", [1] + frame(.pong, []) + frame(.close, WebSocketFrameEncoder.closePayload(code: .normal, reason: "bye"))),
             ]
         }
+    ,
+        parse: { bytes in _ = decode(Array(bytes.dropFirst()), role: role, pieceSize: nil) }
     ) { bytes in
         var input = FuzzInput(bytes)
         let pieces = pieceSize(input.byte())
@@ -147,6 +149,8 @@ private let httpRequest = Harness(
             Seed("smuggling", text: "\u{9}POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
         ]
     }
+,
+    parse: { bytes in _ = serve(Array(bytes.dropFirst()), pieceSize: nil, limits: HTTPRequestParser.Limits()) }
 ) { bytes in
     var input = FuzzInput(bytes)
     let pieces = pieceSize(input.byte())

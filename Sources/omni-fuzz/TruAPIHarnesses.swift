@@ -30,6 +30,8 @@ private let scale = Harness(
         }
         return seeds
     }
+,
+    parse: { bytes in var input = FuzzInput(bytes); let selector = Int(input.byte()) << 8 | Int(input.byte()); _ = try? codec.decode(.named(typeNames[selector % typeNames.count]), from: input.rest()) }
 ) { bytes in
     var input = FuzzInput(bytes)
     let selector = Int(input.byte()) << 8 | Int(input.byte())
@@ -60,6 +62,8 @@ private let truapiFrame = Harness(
     "truapi-frame",
     "TruAPIFrame.decode (request id str, discriminant, payload; 8 MiB limit); a frame re-encodes to exactly its bytes",
     seeds: frameSeeds
+,
+    parse: { bytes in _ = try? TruAPIFrame.decode(bytes) }
 ) { bytes in
     guard let frame = try? TruAPIFrame.decode(bytes) else { return }
     FuzzCheck.require(frame.bytes == bytes, "a frame does not re-encode to its bytes")
@@ -71,6 +75,8 @@ private let truapiMessage = Harness(
     "truapi-message",
     "TruAPIMessage.decode, lenient (as the dispatcher reads requests) and strict (as the CLI does), payloads at the wire table's types; a strict message re-encodes to exactly its frame and its JSON description reads back the same",
     seeds: frameSeeds
+,
+    parse: { bytes in _ = try? TruAPIMessage.decode(bytes) }
 ) { bytes in
     let lenient = try? TruAPIMessage.decode(bytes)
     guard let message = try? TruAPIMessage.decode(bytes, strict: true) else { return }

@@ -153,7 +153,7 @@ struct JSONParser {
             path.append("." + key)
             let value = try parseValue()
             path.removeLast()
-            object.append(key, value)
+            object.appendNewKey(key, value)
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input in object") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
