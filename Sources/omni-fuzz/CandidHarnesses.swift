@@ -84,7 +84,7 @@ private let candidBinary = Harness(
     "CandidDecoder at the wire types, with warnings, and Candid.messageTypes; values re-encoded at the message's own types decode to the same values",
     prepare: prepareExpectedTypes, seeds: candidMessageSeeds
 ,
-    parse: { bytes in _ = try? Candid.decode(bytes) }
+    parse: { bytes in (try? Candid.decode(bytes)) != nil }
 ) { bytes in
     guard let values = try? Candid.decode(bytes) else { return }
     var warnings: [CandidWarning] = []
@@ -139,7 +139,7 @@ private let candidText = Harness(
         return seeds
     }
 ,
-    parse: { bytes in _ = try? Candid.parseArguments(utf8: bytes) }
+    parse: { bytes in (try? Candid.parseArguments(utf8: bytes)) != nil }
 ) { bytes in
     if let values = try? Candid.parseArguments(utf8: bytes) {
         for style in [CandidPrintStyle.pretty, .compact] {
@@ -178,7 +178,7 @@ private let candidType = Harness(
         return seeds
     }
 ,
-    parse: { bytes in _ = try? Candid.parseType(utf8: bytes) }
+    parse: { bytes in (try? Candid.parseType(utf8: bytes)) != nil }
 ) { bytes in
     if let type = try? Candid.parseType(utf8: bytes) {
         for style in [CandidPrintStyle.pretty, .compact] {
@@ -203,7 +203,7 @@ private let candidInterface = Harness(
         return seeds
     }
 ,
-    parse: { bytes in _ = try? CandidInterface.parse(utf8: bytes) }
+    parse: { bytes in (try? CandidInterface.parse(utf8: bytes)) != nil }
 ) { bytes in
     guard let interface = try? CandidInterface.parse(utf8: bytes) else { return }
     let printed = interface.printed()

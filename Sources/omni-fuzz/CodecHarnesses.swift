@@ -25,7 +25,7 @@ private let cbor = Harness(
         return seeds
     }
 ,
-    parse: { bytes in _ = try? CBOR.decode(bytes) }
+    parse: { bytes in (try? CBOR.decode(bytes)) != nil }
 ) { bytes in
     let strict = try? CBOR.decode(bytes)
     if let value = strict {
@@ -74,7 +74,7 @@ private let json = Harness(
         return seeds
     }
 ,
-    parse: { bytes in _ = try? JSONValue.parse(bytes) }
+    parse: { bytes in (try? JSONValue.parse(bytes)) != nil }
 ) { bytes in
     if let value = try? JSONValue.parse(bytes) {
         for pretty in [false, true] {
@@ -133,7 +133,7 @@ private let toml = Harness(
         ]
     }
 ,
-    parse: { bytes in _ = try? TOMLTable.parse(bytes) }
+    parse: { bytes in (try? TOMLTable.parse(bytes)) != nil }
 ) { bytes in
     guard let table = try? TOMLTable.parse(bytes) else { return }
     guard let text = utf8Text(bytes) else { FuzzCheck.fail("TOML bytes that are not UTF-8 parsed") }
@@ -158,6 +158,21 @@ private let der = Harness(
             seeds.append(Seed("ic-key-\(index)", bytes))
         }
         return seeds
+    }
+,
+    parse: { bytes in
+        // Every element and every constructed element's children, as a key reader descends (false on any error).
+        func walk(_ reader: inout DERReader) -> Bool {
+            while !reader.isAtEnd {
+                guard let element = try? reader.readElement() else { return false }
+                if element.tag & 0x20 != 0 {
+                    guard var children = try? element.contents(), walk(&children) else { return false }
+                }
+            }
+            return true
+        }
+        guard var reader = try? DERReader(bytes) else { return false }
+        return walk(&reader)
     }
 ) { bytes in
     guard var reader = try? DERReader(bytes) else { return }
@@ -196,7 +211,7 @@ private let pem = Harness(
         return seeds
     }
 ,
-    parse: { bytes in _ = utf8Text(bytes).map { try? PEM.blocks(in: $0) } }
+    parse: { bytes in utf8Text(bytes).flatMap { try? PEM.blocks(in: $0) } != nil }
 ) { bytes in
     guard let text = utf8Text(bytes), let blocks = try? PEM.blocks(in: text) else { return }
     for block in blocks {

@@ -29,7 +29,7 @@ private let connectFrame = Harness(
     "ConnectCodec.decodeFrame and annotateFrame (frame limit 64 000 bytes, Norito depth 16, 1024 items); Norito is canonical, so a frame re-encodes to exactly its bytes, and its JSON description reads back the same frame",
     seeds: { connectSeeds($0, keys: ["frame_hex"]) }
 ,
-    parse: { bytes in var input = FuzzInput(bytes); _ = try? ConnectCodec(generation: generation(input.byte())).decodeFrame(input.rest()) }
+    parse: { bytes in var input = FuzzInput(bytes); return (try? ConnectCodec(generation: generation(input.byte())).decodeFrame(input.rest())) != nil }
 ) { bytes in
     var input = FuzzInput(bytes)
     let codec = ConnectCodec(generation: generation(input.byte()))

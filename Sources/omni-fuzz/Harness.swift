@@ -13,20 +13,20 @@ struct Harness {
     let prepare: () -> Void
     let run: ([UInt8]) -> Void
     /// Only the parser, as omni calls it, without the property checks (which hold extra copies): what
-    /// `run --parse-only` runs to measure a parser's own peak memory.
-    let parse: ([UInt8]) -> Void
+    /// `run --parse-only` runs to measure a parser's own peak memory. True when the input was accepted.
+    let parse: ([UInt8]) -> Bool
     /// Starting inputs: built in code (valid messages made with omni's own encoders and signers) plus those read
     /// from the shared vectors at seeding time.
     let seeds: (SeedSources) -> [Seed]
 
     init(_ name: String, _ summary: String, prepare: @escaping () -> Void = {},
-         seeds: @escaping (SeedSources) -> [Seed] = { _ in [] }, parse: (([UInt8]) -> Void)? = nil,
+         seeds: @escaping (SeedSources) -> [Seed] = { _ in [] }, parse: (([UInt8]) -> Bool)? = nil,
          run: @escaping ([UInt8]) -> Void) {
         self.name = name
         self.summary = summary
         self.prepare = prepare
         self.run = run
-        self.parse = parse ?? run
+        self.parse = parse ?? { run($0); return true }
         self.seeds = seeds
     }
 }

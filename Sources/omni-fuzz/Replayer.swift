@@ -66,6 +66,7 @@ enum Replayer {
         }
         CrashReport.install()
         harness.prepare()
+        var accepted = 0
         for path in inputs {
             let bytes: [UInt8]
             switch LocalFile.read(path, limit: maximumInputBytes) {
@@ -75,10 +76,18 @@ enum Replayer {
                 return 2
             }
             CrashReport.current(harness.name, path)
-            if parseOnly { harness.parse(bytes) } else { harness.run(bytes) }
+            if parseOnly {
+                if harness.parse(bytes) { accepted += 1 }
+            } else {
+                harness.run(bytes)
+            }
         }
         CrashReport.current(harness.name, nil)
-        FuzzOutput.line("\(harness.name): \(inputs.count) input\(inputs.count == 1 ? "" : "s") ok")
+        if parseOnly {
+            FuzzOutput.line("\(harness.name): \(accepted) of \(inputs.count) input\(inputs.count == 1 ? "" : "s") accepted")
+        } else {
+            FuzzOutput.line("\(harness.name): \(inputs.count) input\(inputs.count == 1 ? "" : "s") ok")
+        }
         return 0
     }
 

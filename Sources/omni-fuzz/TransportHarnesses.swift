@@ -38,6 +38,22 @@ private func decode(_ bytes: [UInt8], role: WebSocketRole, pieceSize: Int?) -> D
     return stream
 }
 
+/// Reads every event and drops it, as a connection does (for measuring the decoder alone); false on a violation.
+private func drain(_ bytes: ArraySlice<UInt8>, role: WebSocketRole) -> Bool {
+    var decoder = WebSocketFrameDecoder(role: role, maxMessageBytes: WebSocketConnection.Options().maxMessageBytes)
+    // In 64 KiB reads, as a socket delivers them: the decoder never holds more than a read beyond the message.
+    for offset in stride(from: 0, to: max(bytes.count, 1), by: 64 << 10) {
+        let start = bytes.startIndex + offset
+        decoder.append(Array(bytes[start..<min(bytes.endIndex, start + (64 << 10))]))
+        do {
+            while try decoder.nextEvent() != nil {}
+        } catch {
+            return false
+        }
+    }
+    return true
+}
+
 private func webSocket(_ role: WebSocketRole) -> Harness {
     let side = role == .client ? "client" : "server"
     let peerMask: UInt32? = role == .server ? maskingKey : nil
@@ -57,7 +73,7 @@ private func webSocket(_ role: WebSocketRole) -> Harness {
             ]
         }
     ,
-        parse: { bytes in _ = decode(Array(bytes.dropFirst()), role: role, pieceSize: nil) }
+        parse: { bytes in drain(bytes.dropFirst(), role: role) }
     ) { bytes in
         var input = FuzzInput(bytes)
         let pieces = pieceSize(input.byte())
@@ -150,7 +166,7 @@ private let httpRequest = Harness(
         ]
     }
 ,
-    parse: { bytes in _ = serve(Array(bytes.dropFirst()), pieceSize: nil, limits: HTTPRequestParser.Limits()) }
+    parse: { bytes in serve(Array(bytes.dropFirst()), pieceSize: nil, limits: HTTPRequestParser.Limits()).allSatisfy { $0.refusal == nil } }
 ) { bytes in
     var input = FuzzInput(bytes)
     let pieces = pieceSize(input.byte())

@@ -31,7 +31,7 @@ private let scale = Harness(
         return seeds
     }
 ,
-    parse: { bytes in var input = FuzzInput(bytes); let selector = Int(input.byte()) << 8 | Int(input.byte()); _ = try? codec.decode(.named(typeNames[selector % typeNames.count]), from: input.rest()) }
+    parse: { bytes in var input = FuzzInput(bytes); let selector = Int(input.byte()) << 8 | Int(input.byte()); return (try? codec.decode(.named(typeNames[selector % typeNames.count]), from: input.rest())) != nil }
 ) { bytes in
     var input = FuzzInput(bytes)
     let selector = Int(input.byte()) << 8 | Int(input.byte())
@@ -63,7 +63,7 @@ private let truapiFrame = Harness(
     "TruAPIFrame.decode (request id str, discriminant, payload; 8 MiB limit); a frame re-encodes to exactly its bytes",
     seeds: frameSeeds
 ,
-    parse: { bytes in _ = try? TruAPIFrame.decode(bytes) }
+    parse: { bytes in (try? TruAPIFrame.decode(bytes)) != nil }
 ) { bytes in
     guard let frame = try? TruAPIFrame.decode(bytes) else { return }
     FuzzCheck.require(frame.bytes == bytes, "a frame does not re-encode to its bytes")
@@ -76,7 +76,7 @@ private let truapiMessage = Harness(
     "TruAPIMessage.decode, lenient (as the dispatcher reads requests) and strict (as the CLI does), payloads at the wire table's types; a strict message re-encodes to exactly its frame and its JSON description reads back the same",
     seeds: frameSeeds
 ,
-    parse: { bytes in _ = try? TruAPIMessage.decode(bytes) }
+    parse: { bytes in (try? TruAPIMessage.decode(bytes)) != nil }
 ) { bytes in
     let lenient = try? TruAPIMessage.decode(bytes)
     guard let message = try? TruAPIMessage.decode(bytes, strict: true) else { return }

@@ -57,15 +57,17 @@ struct CandidParser {
     private var index = 0
     private var depth = 0
     private let maxDepth: Int
+    private let limits: CandidLimits
     /// Every type name used so far, with its position (declarations take their slice).
     private(set) var references: [NamedReference] = []
     /// Method name positions of the last service type parsed.
     private var lastMethodOffsets: [String: Int] = [:]
 
-    init(_ source: [UInt8], maxDepth: Int = CandidLimits.default.maxDepth) throws(CandidError) {
+    init(_ source: [UInt8], limits: CandidLimits = .default) throws(CandidError) {
         self.source = source
-        self.maxDepth = maxDepth
-        do throws(CandidError) { tokens = try CandidLexer.tokenize(source) } catch {
+        self.maxDepth = limits.maxDepth
+        self.limits = limits
+        do throws(CandidError) { tokens = try CandidLexer.tokenize(source, maxTokens: limits.maxTextTokens) } catch {
             throw CandidParser.locate(error, in: source)
         }
     }
@@ -189,6 +191,7 @@ struct CandidParser {
         try expect(.leftParen, "to start the argument list")
         var values: [TextValue] = []
         while !isSymbol(.rightParen) {
+            try checkCount(values.count, limits.maxArguments, "arguments")
             values.append(try parseAnnotatedValue())
             if !accept(.comma) { break }
         }
@@ -288,6 +291,7 @@ struct CandidParser {
         var offsets: [Int] = []
         var nextId: UInt64 = 0
         while !isSymbol(.rightBrace) {
+            try checkCount(fields.count, limits.maxFieldsPerType, "record fields")
             let token = current
             offsets.append(token.offset)
             if (isFieldNumber(token) || isName(token)) && isSymbol(.equals, peek(1)) {
@@ -308,6 +312,14 @@ struct CandidParser {
     }
 
     /// Refuses a label (or a label's hash) that occurs twice, at the second occurrence.
+    /// Refuses the next member of a list already holding `count` (the binary decoder's limits, so text cannot
+    /// build what no message may carry).
+    private func checkCount(_ count: Int, _ limit: Int, _ what: String) throws(CandidError) {
+        guard count < limit else {
+            throw CandidParser.locate(CandidError(.limitExceeded, "more than \(limit) \(what)", offset: current.offset), in: source)
+        }
+    }
+
     private func checkUniqueLabels(_ labels: [CandidLabel], offsets: [Int], what: String, in container: String) throws(CandidError) {
         var seen: [UInt32: CandidLabel] = [:]
         seen.reserveCapacity(labels.count)
@@ -353,6 +365,7 @@ struct CandidParser {
         var offsets: [Int] = []
         var nextId: UInt64 = 0
         while !isSymbol(.rightBrace) {
+            try checkCount(fields.count, limits.maxFieldsPerType, isRecord ? "record fields" : "variant cases")
             let token = current
             offsets.append(token.offset)
             if (isFieldNumber(token) || isName(token)) && isSymbol(.colon, peek(1)) {
@@ -381,6 +394,7 @@ struct CandidParser {
         var arguments: [CandidArgument] = []
         var seenNames: Set<String> = []
         while !isSymbol(.rightParen) {
+            try checkCount(arguments.count, limits.maxFieldsPerType, "function arguments")
             if isName(current) && isSymbol(.colon, peek(1)) {
                 let offset = current.offset
                 let name = try parseName("an argument name")
@@ -416,6 +430,7 @@ struct CandidParser {
         var methods: [CandidServiceType.Method] = []
         var offsets: [String: Int] = [:]
         while !isSymbol(.rightBrace) {
+            try checkCount(methods.count, limits.maxFieldsPerType, "service methods")
             let offset = current.offset
             let name = try parseName("a method name")
             guard offsets.updateValue(offset, forKey: name) == nil else {
