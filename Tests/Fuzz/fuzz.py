@@ -62,7 +62,7 @@ def run_target(name, options):
                 break
             before = findings(artifacts)
             command = nice + [options.fuzzer, f"-max_total_time={remaining}", "-timeout=1", "-rss_limit_mb=2048",
-                              f"-artifact_prefix={artifacts}/", "-print_final_stats=1", "-print_pcs=0"]
+                              f"-max_len={options.max_len}", f"-artifact_prefix={artifacts}/", "-print_final_stats=1", "-print_pcs=0"]
             if os.path.exists(dictionary):
                 command.append(f"-dict={dictionary}")
             log.flush()
@@ -125,6 +125,8 @@ def main():
     parser.add_argument("--realworld", default="")
     parser.add_argument("--corpus-root", default=".fuzz")
     parser.add_argument("--nice", type=int, default=10, help="niceness of the fuzzer (0: none)")
+    parser.add_argument("--max-len", type=int, default=64 << 10,
+                        help="longest input libFuzzer makes (longer seeds are cut; the largest real inputs are ~120 KiB .did files)")
     options = parser.parse_args()
 
     available = targets(options.replayer)

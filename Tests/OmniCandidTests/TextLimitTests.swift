@@ -57,7 +57,7 @@ import Testing
         #expect(typed[0][field: "f42"] == .nat(42))
         #expect(typed[0][field: "f99"] == .opt(nil))
         let missing = try Self.error { _ = try Candid.parseArguments("(record {" + (1..<99).map { "f\($0) = 1" }.joined(separator: "; ") + "})", types: [.record(fields)]) }
-        #expect(missing.message.contains("record field f0 is missing"))
+        #expect(missing.message.contains("record field \"f0\" is missing"))
         let value = CandidValue.record(fields.enumerated().map { CandidFieldValue($0.element.label, $0.offset == 99 ? .opt(.nat(7)) : .nat(7)) }
             .sorted { $0.label.id < $1.label.id })
         #expect(try Candid.coerce(value, to: .record(fields))[field: "f99"] == .opt(.nat(7)))

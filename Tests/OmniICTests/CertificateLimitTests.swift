@@ -19,7 +19,7 @@ import Testing
     @Test func hashTreesAndCertificatesHaveAtMost256KiItems() throws {
         #expect(CertificateLimits.default.maxItems == 1 << 18)
         let limits = CertificateLimits(maxItems: 8 * 64 - 2)
-        let fits = try tree(leaves: 64).encoded()
+        let fits = try Self.tree(leaves: 64).encoded()
         let tree = try HashTree(decoding: fits, limits: limits)
         #expect(tree.children.count == 64)
         let over = try #require(throws: ICError.self) { try HashTree(decoding: try Self.tree(leaves: 65).encoded(), limits: limits) }
