@@ -144,7 +144,12 @@ private let candidText = Harness(
     if let values = try? Candid.parseArguments(utf8: bytes) {
         for style in [CandidPrintStyle.pretty, .compact] {
             let text = Candid.print(arguments: values, style: style)
-            FuzzCheck.require((try? Candid.parseArguments(text)) == values, "printed values (\(style)) parse back differently: \(text.prefix(300))")
+            do throws(CandidError) {
+                let parsed = try Candid.parseArguments(text)
+                FuzzCheck.require(parsed == values, "printed values (\(style)) parse back differently: \(text.prefix(300))")
+            } catch {
+                FuzzCheck.fail("printed values (\(style)) do not parse back: \(error); \(text.prefix(300))")
+            }
         }
         let types = values.map(\.inferredType)
         if let encoded = try? Candid.encode(values) {

@@ -31,6 +31,22 @@ import Testing
         #expect(try Self.error { _ = try CandidInterface.parse(service, limits: limits) }.message.contains("more than 3 service methods"))
     }
 
+    /// Found by the candid-text fuzz target: printing annotates leaves (`opt (null : null)`), which used to count
+    /// two more levels than the value has, so a value at the depth limit printed as text that did not parse back.
+    @Test func valuesAtTheDepthLimitPrintAndParseBack() throws {
+        let deepest = (0..<255).reduce(CandidValue.null) { value, _ in .opt(value) }
+        for style in [CandidPrintStyle.pretty, .compact] {
+            #expect(try Candid.parseArguments(Candid.print(arguments: [deepest], style: style)) == [deepest])
+        }
+        let tooDeep = "(" + String(repeating: "opt ", count: 256) + "null)"
+        #expect(try Self.error { _ = try Candid.parseArguments(tooDeep) }.kind == .limitExceeded)
+        let parentheses = String(repeating: "(", count: 300) + "1" + String(repeating: ")", count: 300)
+        #expect(try Self.error { _ = try Candid.parseValue(parentheses) }.message.contains("parentheses nested deeper than 256"))
+        // An annotation's type counts on its own: a deep type on a shallow value, and the reverse, both parse.
+        let deepType = String(repeating: "opt ", count: 200) + "nat"
+        #expect(try Candid.parseValue("(null : \(deepType))") == .opt(nil))
+    }
+
     @Test func definitionsAreLimited() throws {
         #expect(CandidLimits.default.maxDefinitions == 10_000)
         let limits = CandidLimits(maxDefinitions: 3)

@@ -134,6 +134,13 @@ struct CandidParser {
         if depth > maxDepth { throw CandidParser.locate(CandidError(.limitExceeded, "nesting deeper than \(maxDepth)", offset: current.offset), in: source) }
     }
 
+    /// Nesting of parentheses around values, counted apart: `opt (x : t)` nests a value once, as its binary form
+    /// does, so the printed text of a value at the depth limit parses back.
+    private var parenthesisDepth = 0
+    /// Nesting of the type being read, counted apart from the value it annotates (each bounded by `maxDepth`, so
+    /// recursion stays within three times it).
+    private var typeDepth = 0
+
     /// Keywords that cannot be used as unquoted names (the lexical keywords of the Candid grammar).
     private static let reservedWords: Set<String> = [
         "null", "vec", "record", "variant", "func", "service", "oneway", "query", "composite_query", "blob", "type",
@@ -223,6 +230,13 @@ struct CandidParser {
             return TextValue(kind: .text(text), offset: offset)
         case .symbol(.leftParen):
             _ = advance()
+            parenthesisDepth += 1
+            guard parenthesisDepth <= maxDepth else {
+                throw CandidParser.locate(CandidError(.limitExceeded, "parentheses nested deeper than \(maxDepth)", offset: offset), in: source)
+            }
+            // The parenthesised value is the one this call stands for: it takes this call's level.
+            depth -= 1
+            defer { depth += 1; parenthesisDepth -= 1 }
             let value = try parseAnnotatedValue()
             try expect(.rightParen, "to close the parenthesised value")
             return value
@@ -336,8 +350,12 @@ struct CandidParser {
     // MARK: Types
 
     mutating func parseType() throws(CandidError) -> CandidType {
+        // A type starts its own count: the annotation of a deeply nested value is not deeper for it.
+        let valueDepth = depth
+        depth = typeDepth
         try enter()
-        defer { depth -= 1 }
+        typeDepth = depth
+        defer { typeDepth -= 1; depth = valueDepth }
         let token = current
         guard token.kind == .identifier else { throw error("expected a type, found \(describe(token))") }
         _ = advance()
