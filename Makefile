@@ -20,7 +20,7 @@ define apt_install
   $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null
 endef
 
-.PHONY: build build-info debug test test-skip-summary test-deps deps install completions docs check-generated bench clean
+.PHONY: build build-info debug test test-skip-summary test-deps deps install completions docs check-generated bench fuzz fuzz-build clean
 
 # Release build (the default target).
 build: deps build-info
@@ -114,6 +114,27 @@ bench: deps build-info test-deps
 	$(CC) -O2 -o $(C_START_PEER) Tests/Peers/start_peer.c $$(pkg-config --cflags --libs $(PKG_CONFIG_MODULES))
 	$(CC) -O2 -pthread -o $(TRUAPI_LOAD) Tests/Peers/truapi_load.c
 	$(PYTHON) Tests/Peers/bench.py --omni $(RELEASE_BIN) --omni-bench .build/release/omni-bench --c-peer $(C_START_PEER)
+
+# Coverage-guided fuzzing of every parser (Tests/Fuzz/README.md): builds omni-fuzz twice — the normal build (seeder,
+# replayer) and a libFuzzer build with AddressSanitizer in its own scratch path — then runs each target (or
+# FUZZ_TARGETS="a b") for FUZZ_SECONDS, one after another at low priority, corpora under .fuzz/<target>/. Seeds come
+# from the shared vectors at run time. Exits non-zero on any crash, sanitizer report or timeout over 1 s.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+FUZZ_CONFIG ?= release
+OMNI_VECTORS ?= ../shared/vectors
+FUZZ_BUILD_FLAGS := -c $(FUZZ_CONFIG) --scratch-path .build/fuzz -Xswiftc -DOMNI_FUZZ -Xswiftc -sanitize=fuzzer,address \
+  -Xcc -fsanitize=fuzzer-no-link,address
+fuzz-build: deps build-info
+	$(SWIFT) build --product omni-fuzz
+	@# ld.gold warns "Cannot export local symbol" for every sanitizer-instrumented object; only that line is dropped.
+	@mkdir -p .build/fuzz
+	@{ $(SWIFT) build --product omni-fuzz $(FUZZ_BUILD_FLAGS) 2>&1; echo $$? > .build/fuzz/build-status; } | grep -v "Cannot export local symbol"; \
+	  exit $$(cat .build/fuzz/build-status)
+
+fuzz: fuzz-build
+	$(PYTHON) Tests/Fuzz/fuzz.py --fuzzer .build/fuzz/$(FUZZ_CONFIG)/omni-fuzz --replayer .build/debug/omni-fuzz \
+	  --seconds $(FUZZ_SECONDS) --targets "$(FUZZ_TARGETS)" --vectors "$(OMNI_VECTORS)" --realworld "$(OMNI_VECTORS)/../realworld"
 
 clean:
 	$(SWIFT) package clean

@@ -36,6 +36,11 @@ var executable: [Target] { [
     // `make bench` only: times omni's libraries in-process next to the Python peers; not shipped.
     .executableTarget(name: "omni-bench", dependencies: ["OmniAttest", "OmniBLS", "OmniCandid", "OmniCodec", "OmniCrypto", "OmniIC"],
                       swiftSettings: librarySettings),
+    // Fuzz targets for every parser (`make fuzz`: libFuzzer with -DOMNI_FUZZ; otherwise a replayer of saved inputs
+    // that `make test` runs over Tests/Fuzz/regressions); not shipped. Domains and shared layers only, no CLI.
+    .executableTarget(name: "omni-fuzz", dependencies: ["OmniAttest", "OmniCandid", "OmniCodec", "OmniConnect", "OmniCrypto",
+                                                        "OmniIC", "OmniSystem", "OmniTransport", "OmniTruAPI"],
+                      swiftSettings: librarySettings),
 ] }
 
 // MARK: - Command layer (the only code that knows about terminals)
@@ -106,5 +111,5 @@ var tests: [Target] { [
     .testTarget(name: "OmniCandidBindTests", dependencies: ["OmniCandidBind", "OmniBindings", "OmniIC", "OmniCandid", "OmniCodec",
                                                            "OmniTestSupport"],
                 exclude: ["Golden/Inputs"], swiftSettings: swiftSettings),
-    .testTarget(name: "OmniEndToEndTests", dependencies: ["omni", "OmniTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "OmniEndToEndTests", dependencies: ["omni", "omni-fuzz", "OmniTestSupport"], swiftSettings: swiftSettings),
 ] }

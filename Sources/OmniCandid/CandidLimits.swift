@@ -26,10 +26,15 @@ public struct CandidLimits: Sendable, Equatable {
     public var maxVectorLength: Int
     /// Maximum encoded bytes of one `nat` or `int` (and digits of one in text).
     public var maxNumberBytes: Int
+    /// Maximum tokens of Candid text or of one `.did` file (with its imports, each): the lexer's token array and the
+    /// values and types built from it are what text costs in memory, about 100 bytes a token.
+    public var maxTextTokens: Int
+    /// Maximum type definitions of an interface with its imports.
+    public var maxDefinitions: Int
 
     public init(workBudget: Int = 1_000_000, maxDepth: Int = 256, maxTypeTableEntries: Int = 10_000,
                 maxFieldsPerType: Int = 10_000, maxArguments: Int = 1_000, maxVectorLength: Int = 16_777_216,
-                maxNumberBytes: Int = 1_024) {
+                maxNumberBytes: Int = 1_024, maxTextTokens: Int = 1 << 19, maxDefinitions: Int = 10_000) {
         self.workBudget = workBudget
         self.maxDepth = maxDepth
         self.maxTypeTableEntries = maxTypeTableEntries
@@ -37,6 +42,8 @@ public struct CandidLimits: Sendable, Equatable {
         self.maxArguments = maxArguments
         self.maxVectorLength = maxVectorLength
         self.maxNumberBytes = maxNumberBytes
+        self.maxTextTokens = maxTextTokens
+        self.maxDefinitions = maxDefinitions
     }
 
     public static let `default` = CandidLimits()

@@ -102,6 +102,7 @@ public enum LocalFile {
             return rmdir(path) == 0 ? nil : failure(errno)
         }
         return unlink(path) == 0 ? nil : failure(errno)
+    }
 
     /// Deletes a file (not a directory); a file already gone is not an error.
     public static func remove(_ path: String) throws(SystemError) {

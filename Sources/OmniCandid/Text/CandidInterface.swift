@@ -204,6 +204,8 @@ private struct InterfaceLoader {
     let limits: CandidLimits
     var environment = CandidTypeEnvironment()
     var methods: [CandidServiceType.Method] = []
+    /// The names in `methods`, so merging services stays linear in their size.
+    var methodNames: Set<String> = []
     var initArguments: [CandidArgument]?
     var hasService = false
     var loaded: Set<String> = []
@@ -230,7 +232,7 @@ private struct InterfaceLoader {
         guard depth <= 32 else { throw CandidError(.limitExceeded, "imports nested deeper than 32", file: identifier) }
         let program: (declarations: [CandidDeclaration], actor: CandidActorSyntax?)
         do throws(CandidError) {
-            var parser = try CandidParser(source, maxDepth: limits.maxDepth)
+            var parser = try CandidParser(source, limits: limits)
             program = try parser.parseProgram()
             collectDocumentation(of: parser, includeService: includeService)
         } catch {
@@ -240,6 +242,9 @@ private struct InterfaceLoader {
         for declaration in program.declarations {
             switch declaration {
             case .type(let name, let type, let offset, let references):
+                guard definitions.count < limits.maxDefinitions else {
+                    throw site(offset).locate(CandidError(.limitExceeded, "more than \(limits.maxDefinitions) type definitions"))
+                }
                 do throws(CandidError) { try environment.define(name, type) } catch { throw site(offset).locate(error) }
                 definitions.append(Definition(name: name, site: site(offset), references: references))
                 definitionSites[name] = site(offset)
@@ -283,7 +288,7 @@ private struct InterfaceLoader {
         services.append((actorSite, actor.references))
         if case .named = actor.type { methodDocumentationSources.append(actor.type) }
         for method in service.methods {
-            guard !methods.contains(where: { $0.name == method.name }) else {
+            guard methodNames.insert(method.name).inserted else {
                 let offset = actor.methodOffsets[method.name] ?? actor.offset
                 throw actorSite.at(offset).locate(CandidError(
                     .duplicateLabel, "method \(CandidLabel.quoted(method.name)) is also defined by an imported service"))

@@ -41,12 +41,15 @@ struct CandidLexer {
     init(_ source: [UInt8]) { self.source = source }
 
     /// Refuses input that is not valid UTF-8 (at the first bad byte's real position), then splits it into tokens.
-    static func tokenize(_ source: [UInt8]) throws(CandidError) -> [CandidToken] {
+    static func tokenize(_ source: [UInt8], maxTokens: Int = CandidLimits.default.maxTextTokens) throws(CandidError) -> [CandidToken] {
         try validateUTF8(source)
         var lexer = CandidLexer(source)
         var tokens: [CandidToken] = []
         while true {
             let token = try lexer.next()
+            guard tokens.count < maxTokens || token.kind == .end else {
+                throw CandidError(.limitExceeded, "more than \(maxTokens) tokens", offset: token.offset)
+            }
             if let trailing = lexer.trailingComment, !tokens.isEmpty { tokens[tokens.count - 1].trailingComment = trailing }
             tokens.append(token)
             if token.kind == .end { return tokens }

@@ -57,6 +57,7 @@ struct CandidParser {
     private var index = 0
     private var depth = 0
     private let maxDepth: Int
+    private let limits: CandidLimits
     /// Every type name used so far, with its position (declarations take their slice).
     private(set) var references: [NamedReference] = []
     /// Method name positions of the last service type parsed.
@@ -71,10 +72,11 @@ struct CandidParser {
     /// Inside a function or nested service type, members are not documented (their paths would be ambiguous).
     private var signatureDepth = 0
 
-    init(_ source: [UInt8], maxDepth: Int = CandidLimits.default.maxDepth) throws(CandidError) {
+    init(_ source: [UInt8], limits: CandidLimits = .default) throws(CandidError) {
         self.source = source
-        self.maxDepth = maxDepth
-        do throws(CandidError) { tokens = try CandidLexer.tokenize(source) } catch {
+        self.maxDepth = limits.maxDepth
+        self.limits = limits
+        do throws(CandidError) { tokens = try CandidLexer.tokenize(source, maxTokens: limits.maxTextTokens) } catch {
             throw CandidParser.locate(error, in: source)
         }
     }
@@ -148,6 +150,13 @@ struct CandidParser {
         if depth > maxDepth { throw CandidParser.locate(CandidError(.limitExceeded, "nesting deeper than \(maxDepth)", offset: current.offset), in: source) }
     }
 
+    /// Nesting of parentheses around values, counted apart: `opt (x : t)` nests a value once, as its binary form
+    /// does, so the printed text of a value at the depth limit parses back.
+    private var parenthesisDepth = 0
+    /// Nesting of the type being read, counted apart from the value it annotates (each bounded by `maxDepth`, so
+    /// recursion stays within three times it).
+    private var typeDepth = 0
+
     /// Keywords that cannot be used as unquoted names (the lexical keywords of the Candid grammar).
     private static let reservedWords: Set<String> = [
         "null", "vec", "record", "variant", "func", "service", "oneway", "query", "composite_query", "blob", "type",
@@ -205,6 +214,7 @@ struct CandidParser {
         try expect(.leftParen, "to start the argument list")
         var values: [TextValue] = []
         while !isSymbol(.rightParen) {
+            try checkCount(values.count, limits.maxArguments, "arguments")
             values.append(try parseAnnotatedValue())
             if !accept(.comma) { break }
         }
@@ -236,6 +246,13 @@ struct CandidParser {
             return TextValue(kind: .text(text), offset: offset)
         case .symbol(.leftParen):
             _ = advance()
+            parenthesisDepth += 1
+            guard parenthesisDepth <= maxDepth else {
+                throw CandidParser.locate(CandidError(.limitExceeded, "parentheses nested deeper than \(maxDepth)", offset: offset), in: source)
+            }
+            // The parenthesised value is the one this call stands for: it takes this call's level.
+            depth -= 1
+            defer { depth += 1; parenthesisDepth -= 1 }
             let value = try parseAnnotatedValue()
             try expect(.rightParen, "to close the parenthesised value")
             return value
@@ -304,6 +321,7 @@ struct CandidParser {
         var offsets: [Int] = []
         var nextId: UInt64 = 0
         while !isSymbol(.rightBrace) {
+            try checkCount(fields.count, limits.maxFieldsPerType, "record fields")
             let token = current
             offsets.append(token.offset)
             if (isFieldNumber(token) || isName(token)) && isSymbol(.equals, peek(1)) {
@@ -324,6 +342,14 @@ struct CandidParser {
     }
 
     /// Refuses a label (or a label's hash) that occurs twice, at the second occurrence.
+    /// Refuses the next member of a list already holding `count` (the binary decoder's limits, so text cannot
+    /// build what no message may carry).
+    private func checkCount(_ count: Int, _ limit: Int, _ what: String) throws(CandidError) {
+        guard count < limit else {
+            throw CandidParser.locate(CandidError(.limitExceeded, "more than \(limit) \(what)", offset: current.offset), in: source)
+        }
+    }
+
     private func checkUniqueLabels(_ labels: [CandidLabel], offsets: [Int], what: String, in container: String) throws(CandidError) {
         var seen: [UInt32: CandidLabel] = [:]
         seen.reserveCapacity(labels.count)
@@ -340,8 +366,12 @@ struct CandidParser {
     // MARK: Types
 
     mutating func parseType() throws(CandidError) -> CandidType {
+        // A type starts its own count: the annotation of a deeply nested value is not deeper for it.
+        let valueDepth = depth
+        depth = typeDepth
         try enter()
-        defer { depth -= 1 }
+        typeDepth = depth
+        defer { typeDepth -= 1; depth = valueDepth }
         let token = current
         guard token.kind == .identifier else { throw error("expected a type, found \(describe(token))") }
         _ = advance()
@@ -369,6 +399,7 @@ struct CandidParser {
         var offsets: [Int] = []
         var nextId: UInt64 = 0
         while !isSymbol(.rightBrace) {
+            try checkCount(fields.count, limits.maxFieldsPerType, isRecord ? "record fields" : "variant cases")
             let token = current
             offsets.append(token.offset)
             if (isFieldNumber(token) || isName(token)) && isSymbol(.colon, peek(1)) {
@@ -406,6 +437,7 @@ struct CandidParser {
         var arguments: [CandidArgument] = []
         var seenNames: Set<String> = []
         while !isSymbol(.rightParen) {
+            try checkCount(arguments.count, limits.maxFieldsPerType, "function arguments")
             if isName(current) && isSymbol(.colon, peek(1)) {
                 let offset = current.offset
                 let name = try parseName("an argument name")
@@ -450,6 +482,7 @@ struct CandidParser {
         var methodDocumentation: [String: String] = [:]
         while !isSymbol(.rightBrace) {
             let first = current
+            try checkCount(methods.count, limits.maxFieldsPerType, "service methods")
             let offset = current.offset
             let name = try parseName("a method name")
             guard offsets.updateValue(offset, forKey: name) == nil else {

@@ -10,7 +10,7 @@ public struct CandidTestFile: Sendable {
 
     /// Parses a test file's bytes (strict UTF-8, like every Candid text input).
     public static func parse(utf8 bytes: [UInt8], limits: CandidLimits = .default) throws(CandidError) -> CandidTestFile {
-        var parser = try CandidParser(bytes, maxDepth: limits.maxDepth)
+        var parser = try CandidParser(bytes, limits: limits)
         let (declarations, assertions) = try parser.parseTestFile()
         var environment = CandidTypeEnvironment()
         for declaration in declarations {

@@ -15,7 +15,7 @@ extension Candid {
     public static func parseArguments(utf8 source: [UInt8], types: [CandidType]? = nil,
                                       environment: CandidTypeEnvironment = CandidTypeEnvironment(),
                                       limits: CandidLimits = .default) throws(CandidError) -> [CandidValue] {
-        var parser = try CandidParser(source, maxDepth: limits.maxDepth)
+        var parser = try CandidParser(source, limits: limits)
         let parsed = try parser.parseArguments()
         try parser.expectEnd()
         guard let types else {
@@ -60,7 +60,7 @@ extension Candid {
     public static func parseValue(utf8 source: [UInt8], type: CandidType? = nil,
                                   environment: CandidTypeEnvironment = CandidTypeEnvironment(),
                                   limits: CandidLimits = .default) throws(CandidError) -> CandidValue {
-        var parser = try CandidParser(source, maxDepth: limits.maxDepth)
+        var parser = try CandidParser(source, limits: limits)
         let parsed = try parser.parseAnnotatedValue()
         try parser.expectEnd()
         guard let type else {
@@ -79,7 +79,7 @@ extension Candid {
 
     /// Parses a type given as (strict UTF-8) bytes.
     public static func parseType(utf8 source: [UInt8], limits: CandidLimits = .default) throws(CandidError) -> CandidType {
-        var parser = try CandidParser(source, maxDepth: limits.maxDepth)
+        var parser = try CandidParser(source, limits: limits)
         let type = try parser.parseType()
         try parser.expectEnd()
         return type
@@ -92,7 +92,7 @@ extension Candid {
 
     /// Parses an argument type list given as (strict UTF-8) bytes.
     public static func parseArgumentTypes(utf8 source: [UInt8], limits: CandidLimits = .default) throws(CandidError) -> [CandidArgument] {
-        var parser = try CandidParser(source, maxDepth: limits.maxDepth)
+        var parser = try CandidParser(source, limits: limits)
         let arguments = try parser.parseTupleType()
         try parser.expectEnd()
         return arguments

@@ -71,8 +71,9 @@ struct ValueTyper {
         case (.record(let fields), .record(let given)):
             var values: [CandidFieldValue] = []
             values.reserveCapacity(fields.count)
+            let positions = FieldPositions(given.map(\.label.id))
             for field in fields {
-                if let match = given.first(where: { $0.label.id == field.label.id }) {
+                if let match = positions.index(of: field.label.id).map({ given[$0] }) {
                     do throws(CandidError) { values.append(CandidFieldValue(field.label, try annotate(match.value, field.type))) }
                     catch { throw error.inside(.field(field.label)) }
                 } else if let value = defaultValue(field.type) {
@@ -207,8 +208,9 @@ struct ValueTyper {
             return .vec(values)
         case (.record(let fields), .record(let given)):
             var values: [CandidFieldValue] = []
+            let positions = FieldPositions(given.map(\.label.id))
             for field in fields {
-                if let match = given.first(where: { $0.label.id == field.label.id }) {
+                if let match = positions.index(of: field.label.id).map({ given[$0] }) {
                     do throws(CandidError) { values.append(CandidFieldValue(field.label, try coerce(match.value, field.type, at: offset))) }
                     catch { throw error.inside(.field(field.label)) }
                 } else if let value = defaultValue(field.type) {
@@ -282,5 +284,22 @@ extension TextValue {
         case .function: return "a func reference"
         case .annotated: return "an annotated value"
         }
+    }
+}
+
+/// Where each label id sits among a record's given fields (the first, when repeated). A scan for small records; a
+/// dictionary for large ones, so matching a record of n fields against its type stays linear.
+struct FieldPositions {
+    private let ids: [UInt32]
+    private let table: [UInt32: Int]?
+
+    init(_ ids: [UInt32]) {
+        self.ids = ids
+        table = ids.count > 16 ? Dictionary(ids.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first }) : nil
+    }
+
+    func index(of id: UInt32) -> Int? {
+        if let table { return table[id] }
+        return ids.firstIndex(of: id)
     }
 }

@@ -10,6 +10,8 @@ public struct CBORDecodingOptions: Sendable {
     public var maxItems: Int
     /// Bytes in one byte or text string (all chunks of an indefinite string together).
     public var maxStringBytes: Int
+    /// The decoded value holds a copy of every string, so this also bounds what decoding allocates beyond the
+    /// input (32 MiB by default; 1 Mi items cost another ~25 MiB).
     public var maxInputBytes: Int
     /// Refuse invalid UTF-8 in text strings, duplicate map keys and bytes after the top-level item. When off,
     /// invalid UTF-8 is repaired with U+FFFD, duplicates are kept in order and trailing bytes are ignored.
@@ -25,7 +27,7 @@ public struct CBORDecodingOptions: Sendable {
     public var stripSelfDescribeTag: Bool
 
     public init(maxDepth: Int = 128, maxItems: Int = 1 << 20, maxStringBytes: Int = 16 << 20,
-                maxInputBytes: Int = 64 << 20, strict: Bool = true, requireCanonical: Bool = false,
+                maxInputBytes: Int = 32 << 20, strict: Bool = true, requireCanonical: Bool = false,
                 allowIndefiniteLength: Bool = true, preserveIndefiniteLength: Bool = false,
                 stripSelfDescribeTag: Bool = false) {
         self.maxDepth = maxDepth

@@ -1,15 +1,22 @@
 /// Limits for parsing untrusted JSON. Exceeding one is a `CodecError` of kind `.limitExceeded`, never a crash.
 public struct JSONLimits: Sendable {
     public var maxDepth: Int
+    /// The value tree holds a copy of every string and number, so this also bounds what parsing allocates beyond
+    /// the document (32 MiB by default).
     public var maxBytes: Int
     public var maxStringBytes: Int
     public var maxNumberDigits: Int
+    /// Values in the document, object keys included: what the value tree costs (about 30 bytes a number, 100 an
+    /// object member) is bounded by this, not by the byte size.
+    public var maxValues: Int
 
-    public init(maxDepth: Int = 256, maxBytes: Int = 64 << 20, maxStringBytes: Int = 16 << 20, maxNumberDigits: Int = 4096) {
+    public init(maxDepth: Int = 256, maxBytes: Int = 32 << 20, maxStringBytes: Int = 16 << 20, maxNumberDigits: Int = 4096,
+                maxValues: Int = 1 << 20) {
         self.maxDepth = maxDepth
         self.maxBytes = maxBytes
         self.maxStringBytes = maxStringBytes
         self.maxNumberDigits = maxNumberDigits
+        self.maxValues = maxValues
     }
 
     public static let `default` = JSONLimits()
@@ -20,16 +27,27 @@ extension JSONValue {
     /// valid UTF-8 only, paired surrogate escapes only. Whitespace may surround the value; anything else after it
     /// is an error.
     public static func parse(_ text: String, limits: JSONLimits = .default) throws(CodecError) -> JSONValue {
-        try parse(Array(text.utf8), limits: limits)
+        // Read in place (no copy of the text: a signed request file is 16 MiB of JSON).
+        var text = text
+        let result = text.withUTF8 { utf8 -> Result<JSONValue, CodecError> in
+            do throws(CodecError) { return .success(try parse(utf8, limits: limits)) } catch { return .failure(error) }
+        }
+        return try result.get()
     }
 
     public static func parse(_ bytes: [UInt8], limits: JSONLimits = .default) throws(CodecError) -> JSONValue {
+        let result = bytes.withUnsafeBufferPointer { buffer -> Result<JSONValue, CodecError> in
+            do throws(CodecError) { return .success(try parse(buffer, limits: limits)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, limits: JSONLimits) throws(CodecError) -> JSONValue {
         guard bytes.count <= limits.maxBytes else {
             throw CodecError(.limitExceeded, format: "JSON", "document of \(bytes.count) bytes exceeds \(limits.maxBytes)")
         }
         var parser = JSONParser(bytes: bytes, limits: limits)
-        let value = try parser.parseDocument()
-        return value
+        return try parser.parseDocument()
     }
 
     /// Parses one document as `parse` does and also returns the exact text of each member of the top-level object
@@ -41,11 +59,14 @@ extension JSONValue {
         guard bytes.count <= limits.maxBytes else {
             throw CodecError(.limitExceeded, format: "JSON", "document of \(bytes.count) bytes exceeds \(limits.maxBytes)")
         }
-        var parser = JSONParser(bytes: bytes, limits: limits)
-        parser.recordsMembers = true
-        let value = try parser.parseDocument()
+        let result = bytes.withUnsafeBufferPointer { buffer -> Result<(JSONValue, [String: Range<Int>]), CodecError> in
+            var parser = JSONParser(bytes: buffer, limits: limits)
+            parser.recordsMembers = true
+            do throws(CodecError) { return .success((try parser.parseDocument(), parser.memberRanges)) } catch { return .failure(error) }
+        }
+        let (value, ranges) = try result.get()
         // The document is valid UTF-8 (checked by the parser), so each member's text is too.
-        return (value, parser.memberRanges.mapValues { String(decoding: bytes[$0], as: UTF8.self) })
+        return (value, ranges.mapValues { String(decoding: bytes[$0], as: UTF8.self) })
     }
 
     /// Parses JSON Lines: one document per non-empty line. Errors name the line.
@@ -68,24 +89,26 @@ extension JSONValue {
 }
 
 struct JSONParser {
-    let bytes: [UInt8]
+    /// The document, borrowed for the parse.
+    let bytes: UnsafeBufferPointer<UInt8>
     let limits: JSONLimits
     var index = 0
     var depth = 0
+    var valueCount = 0
     /// Path components of the container being parsed, for error messages.
     var path: [String] = []
     /// With `recordsMembers`, the byte range of each top-level object member's value.
     var recordsMembers = false
     var memberRanges: [String: Range<Int>] = [:]
 
-    init(bytes: [UInt8], limits: JSONLimits) {
+    init(bytes: UnsafeBufferPointer<UInt8>, limits: JSONLimits) {
         self.bytes = bytes
         self.limits = limits
     }
 
     mutating func parseDocument() throws(CodecError) -> JSONValue {
         // JSON text is UTF-8 (RFC 8259 §8.1): checked once here, so strings copy non-ASCII bytes as they are.
-        let invalid = bytes.withUnsafeBufferPointer { UTF8Validation.firstInvalidByte($0) }
+        let invalid = UTF8Validation.firstInvalidByte(bytes)
         if invalid < bytes.count { throw error("invalid UTF-8 sequence", at: invalid) }
         skipWhitespace()
         let value = try parseValue()
@@ -116,8 +139,15 @@ struct JSONParser {
         }
     }
 
+    /// Counts one value or key against `maxValues`.
+    private mutating func countValue() throws(CodecError) {
+        valueCount += 1
+        if valueCount > limits.maxValues { throw error("more than \(limits.maxValues) values", kind: .limitExceeded) }
+    }
+
     private mutating func parseValue() throws(CodecError) -> JSONValue {
         guard index < bytes.count else { throw error("unexpected end of input, expected a value") }
+        try countValue()
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
@@ -163,6 +193,7 @@ struct JSONParser {
                 throw error(index < bytes.count ? "expected a string key" : "unexpected end of input in object")
             }
             let keyOffset = index
+            try countValue()
             let key = try parseString()
             if !seen.insert(ExactText(key)).inserted { throw error("duplicate key \"\(key)\"", at: keyOffset) }
             skipWhitespace()
@@ -174,7 +205,7 @@ struct JSONParser {
             let value = try parseValue()
             if recordsMembers, depth == 1 { memberRanges[key] = valueStart..<index }
             path.removeLast()
-            object.append(key, value)
+            object.appendNewKey(key, value)
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input in object") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }

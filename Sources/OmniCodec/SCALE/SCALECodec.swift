@@ -65,6 +65,7 @@ public struct SCALECodec: Sendable {
     }
 
     private func decode(_ type: SCALEType, _ reader: inout SCALEReader, depth: Int) throws(CodecError) -> SCALEValue {
+        if case .named = type {} else { try reader.countValue() }
         switch type {
         case .unit:
             return .unit

@@ -4,10 +4,14 @@ public struct SCALELimits: Sendable, Equatable {
     public var maxDepth: Int
     /// Bytes in one input (a frame or a payload).
     public var maxBytes: Int
+    /// Values decoded from one input (every integer, field, element and variant counts). A value costs about 50
+    /// bytes in memory and as little as one byte on the wire, so this, not `maxBytes`, bounds memory.
+    public var maxValues: Int
 
-    public init(maxDepth: Int = 64, maxBytes: Int = 8 << 20) {
+    public init(maxDepth: Int = 64, maxBytes: Int = 8 << 20, maxValues: Int = 1 << 20) {
         self.maxDepth = maxDepth
         self.maxBytes = maxBytes
+        self.maxValues = maxValues
     }
 
     public static let `default` = SCALELimits()
@@ -35,6 +39,8 @@ public enum SCALEInteger: String, Sendable, Equatable, CaseIterable {
 public struct SCALEReader: Sendable {
     public private(set) var cursor: ByteCursor
     public let limits: SCALELimits
+    /// Values decoded so far, against `limits.maxValues`.
+    private var valueCount = 0
 
     /// Reads `bytes` from `start` (offsets in errors stay absolute, so a payload's errors point into its frame).
     public init(_ bytes: [UInt8], start: Int = 0, limits: SCALELimits = .default) {
@@ -45,6 +51,12 @@ public struct SCALEReader: Sendable {
     public var position: Int { cursor.position }
     public var remaining: Int { cursor.remaining }
     public var isAtEnd: Bool { cursor.isAtEnd }
+
+    /// Counts one decoded value against `limits.maxValues`.
+    public mutating func countValue() throws(CodecError) {
+        valueCount += 1
+        if valueCount > limits.maxValues { throw limitError("more than \(limits.maxValues) values") }
+    }
 
     public mutating func push(_ component: String) { cursor.push(component) }
     public mutating func pop() { cursor.pop() }

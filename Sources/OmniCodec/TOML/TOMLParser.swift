@@ -3,10 +3,14 @@ public struct TOMLLimits: Sendable {
     /// Nesting of tables, arrays and inline tables (the root table is depth 0, a top-level table or array depth 1).
     public var maxDepth: Int
     public var maxBytes: Int
+    /// Values and key parts together (every table is created by a key part): a table costs about 1 KiB while being
+    /// built, so this, not the byte size, bounds memory.
+    public var maxValues: Int
 
-    public init(maxDepth: Int = 128, maxBytes: Int = 16 << 20) {
+    public init(maxDepth: Int = 128, maxBytes: Int = 16 << 20, maxValues: Int = 1 << 16) {
         self.maxDepth = maxDepth
         self.maxBytes = maxBytes
+        self.maxValues = maxValues
     }
 
     public static let `default` = TOMLLimits()
@@ -176,6 +180,7 @@ struct TOMLParser {
     private mutating func record(_ path: [TOMLPathComponent], at offset: Int) {
         if recordsPositions { recordedOffsets.append((path, offset)) }
     }
+    private var valueCount = 0
 
     struct KeyPart {
         let name: String
@@ -492,9 +497,18 @@ struct TOMLParser {
         }
     }
 
+    /// Counts one value or key part against `maxValues`.
+    private mutating func countValue() throws(CodecError) {
+        valueCount += 1
+        if valueCount > limits.maxValues {
+            throw error("more than \(limits.maxValues) values and keys", kind: .limitExceeded)
+        }
+    }
+
     private mutating func parseSimpleKey() throws(CodecError) -> KeyPart {
         let start = i
         guard i < bytes.count else { throw error("expected a key, found end of document") }
+        try countValue()
         switch bytes[i] {
         case TOMLParser.quote, TOMLParser.apostrophe:
             if i + 2 < bytes.count, bytes[i + 1] == bytes[i], bytes[i + 2] == bytes[i] {
@@ -516,6 +530,7 @@ struct TOMLParser {
 
     private mutating func parseValue(depth: Int) throws(CodecError) -> TOMLValue {
         guard i < bytes.count else { throw error("expected a value, found end of document") }
+        try countValue()
         switch bytes[i] {
         case TOMLParser.quote: return .string(try parseBasicString())
         case TOMLParser.apostrophe: return .string(try parseLiteralString())
@@ -795,7 +810,9 @@ struct TOMLParser {
         let token = bytes[start..<i]
         let text = String(decoding: UnsafeBufferPointer(rebasing: token), as: UTF8.self)
         guard !token.isEmpty else { throw error("expected a value", at: start) }
-        let invalid = error("invalid number '\(text)'", at: start)
+        // Built only when thrown: an error computes its line and column by scanning from the document's start,
+        // which for every number of a long array made parsing quadratic.
+        func invalid() -> CodecError { error("invalid number '\(text)'", at: start) }
         let signed = token.first == UInt8(ascii: "+") || token.first == UInt8(ascii: "-")
         let negative = token.first == UInt8(ascii: "-")
         let body = signed ? token.dropFirst() : token
@@ -807,7 +824,7 @@ struct TOMLParser {
         if body.count > 2, body.first == UInt8(ascii: "0"), let radix = TOMLParser.radix(prefix: body[body.startIndex + 1]) {
             guard !signed else { throw error("a sign is not allowed on hexadecimal, octal or binary integers", at: start) }
             let digits = body.dropFirst(2)
-            guard validDigits(digits, { Int(Hex.digitValues[Int($0)]) < radix }) else { throw invalid }
+            guard validDigits(digits, { Int(Hex.digitValues[Int($0)]) < radix }) else { throw invalid() }
             var value: Int64 = 0
             for byte in digits where byte != UInt8(ascii: "_") {
                 let (shifted, overflow1) = value.multipliedReportingOverflow(by: Int64(radix))
@@ -828,26 +845,26 @@ struct TOMLParser {
             return body[from..<cursor]
         }
         let integerPart = scanDigits()
-        guard validDigits(integerPart, TOMLParser.isDigit) else { throw invalid }
+        guard validDigits(integerPart, TOMLParser.isDigit) else { throw invalid() }
         if integerPart.count > 1, integerPart.first == UInt8(ascii: "0") {
             throw error("leading zeros are not allowed in '\(text)'", at: start)
         }
         var isFloat = false
         if cursor < body.endIndex, body[cursor] == UInt8(ascii: ".") {
             cursor += 1
-            guard validDigits(scanDigits(), TOMLParser.isDigit) else { throw invalid }
+            guard validDigits(scanDigits(), TOMLParser.isDigit) else { throw invalid() }
             isFloat = true
         }
         if cursor < body.endIndex, body[cursor] == UInt8(ascii: "e") || body[cursor] == UInt8(ascii: "E") {
             cursor += 1
             if cursor < body.endIndex, body[cursor] == UInt8(ascii: "+") || body[cursor] == UInt8(ascii: "-") { cursor += 1 }
-            guard validDigits(scanDigits(), TOMLParser.isDigit) else { throw invalid }
+            guard validDigits(scanDigits(), TOMLParser.isDigit) else { throw invalid() }
             isFloat = true
         }
-        guard cursor == body.endIndex else { throw invalid }
+        guard cursor == body.endIndex else { throw invalid() }
         let plain = text.filter { $0 != "_" }
         if isFloat {
-            guard let value = Double(plain) else { throw invalid }
+            guard let value = Double(plain) else { throw invalid() }
             return .float(value)
         }
         guard let value = Int64(plain) else { throw error("integer '\(text)' is out of the 64-bit range", at: start) }

@@ -8,10 +8,11 @@ public struct CertificateLimits: Sendable {
     public var maxBytes: Int
     /// CBOR nesting (each hash-tree node is one level).
     public var maxDepth: Int
-    /// CBOR data items in one certificate.
+    /// CBOR data items in one certificate. The CBOR value and the hash tree built from it cost about 90 bytes
+    /// an item together; real certificates have a few thousand.
     public var maxItems: Int
 
-    public init(maxBytes: Int = 10 << 20, maxDepth: Int = 192, maxItems: Int = 1 << 20) {
+    public init(maxBytes: Int = 10 << 20, maxDepth: Int = 192, maxItems: Int = 1 << 18) {
         self.maxBytes = maxBytes
         self.maxDepth = maxDepth
         self.maxItems = maxItems

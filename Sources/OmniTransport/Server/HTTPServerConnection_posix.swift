@@ -34,10 +34,6 @@ final class HTTPServerConnectionWorker: @unchecked Sendable {
         case stopRequested
     }
 
-    private struct Refusal: Error {
-        let response: HTTPServerResponse
-    }
-
     func run() {
         var served = 0
         while served < configuration.maxRequestsPerConnection {
@@ -61,66 +57,52 @@ final class HTTPServerConnectionWorker: @unchecked Sendable {
             case .timeout, .endOfStream, .stopRequested: return .close
             }
         }
+        var parser = HTTPRequestParser(limits: configuration.requestLimits, remoteAddress: remoteAddress)
         let headDeadline = MonotonicDeadline.after(configuration.headReadTimeout)
-        var scanFrom = 0
-        var headEnd: Int?
-        while true {
-            headEnd = HTTP1Head.findEnd(in: buffer, start: 0, scanFrom: scanFrom)
-            if headEnd != nil { break }
-            if buffer.count > configuration.maxHeadBytes {
-                respond(.text("request head too large\n", status: 431), close: true, headOnly: false)
+        var bodyDeadline = headDeadline
+        var method = ""
+        var handlers: [String: HTTPServer.Handler]?
+        var webSocketRoute: HTTPServer.WebSocketRoute?
+        var request: HTTPServerRequest
+        var keepAlive: Bool
+        steps: while true {
+            switch parser.advance(&buffer) {
+            case .needHead:
+                switch readMore(until: headDeadline, watchStop: true) {
+                case .data: continue
+                case .timeout:
+                    respond(.text("request head not received in time\n", status: 408), close: true, headOnly: false)
+                    return .close
+                case .endOfStream, .stopRequested: return .close
+                }
+            case .head(let head, let expectsBody):
+                method = head.method
+                (handlers, webSocketRoute) = server.lookup(path: head.path)
+                bodyDeadline = .after(configuration.bodyReadTimeout)
+                if expectsBody, handlers != nil, buffer.isEmpty, head.headers.tokens("Expect").contains("100-continue") {
+                    _ = writeAll(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+                }
+            case .needBody:
+                switch readMore(until: bodyDeadline, watchStop: false) {
+                case .data: continue
+                case .timeout:
+                    respond(.text("request body not received in time\n", status: 408), close: true, headOnly: method == "HEAD")
+                    return .close
+                case .endOfStream, .stopRequested:
+                    respond(.text("connection closed in the body\n", status: 400), close: true, headOnly: method == "HEAD")
+                    return .close
+                }
+            case .complete(let complete, let canKeepAlive):
+                request = complete
+                keepAlive = canKeepAlive
+                break steps
+            case .refused(let response, let headOnly):
+                respond(response, close: true, headOnly: headOnly)
                 return .close
             }
-            scanFrom = max(0, buffer.count - 3)
-            switch readMore(until: headDeadline, watchStop: true) {
-            case .data: continue
-            case .timeout:
-                respond(.text("request head not received in time\n", status: 408), close: true, headOnly: false)
-                return .close
-            case .endOfStream, .stopRequested: return .close
-            }
         }
-        guard let end = headEnd else { return .close }
-        if end > configuration.maxHeadBytes {
-            respond(.text("request head too large\n", status: 431), close: true, headOnly: false)
-            return .close
-        }
-        let head: HTTP1Head
-        do {
-            head = try HTTP1Head.parse(buffer[..<end], isRequest: true, maxHeaderCount: configuration.maxHeaderCount)
-        } catch {
-            let status = error.isLimit ? 431 : 400
-            respond(.text("\(error.message)\n", status: status), close: true, headOnly: false)
-            return .close
-        }
-        buffer.removeSubrange(0..<end)
-        let (method, target, version) = head.startLine
-        guard version == "HTTP/1.1" || version == "HTTP/1.0" else {
-            respond(.text("only HTTP/1.0 and HTTP/1.1 are supported\n", status: 505), close: true, headOnly: false)
-            return .close
-        }
-        let headers = head.headers
-        let connectionTokens = headers.tokens("Connection")
-        var keepAlive = version == "HTTP/1.1" ? !connectionTokens.contains("close") : connectionTokens.contains("keep-alive")
-        if version == "HTTP/1.1", headers.values("Host").count != 1 {
-            respond(.text("exactly one Host header is required\n", status: 400), close: true, headOnly: false)
-            return .close
-        }
-        let probe = HTTPServerRequest(method: method, target: target, version: version, headers: headers, remoteAddress: remoteAddress)
-        let (handlers, webSocketRoute) = server.lookup(path: probe.path)
-        let isUpgrade = headers.tokens("Upgrade").contains("websocket")
 
-        let body: [UInt8]
-        do {
-            body = try readBody(headers: headers, expectsContinue: handlers != nil)
-        } catch {
-            respond(error.response, close: true, headOnly: method == "HEAD")
-            return .close
-        }
-        let request = HTTPServerRequest(
-            method: method, target: target, version: version, headers: headers, body: body, remoteAddress: remoteAddress)
-
-        if let webSocketRoute, isUpgrade {
+        if let webSocketRoute, request.headers.tokens("Upgrade").contains("websocket") {
             return upgrade(request, route: webSocketRoute)
         }
         if server.isStopRequested { keepAlive = false }
@@ -149,107 +131,6 @@ final class HTTPServerConnectionWorker: @unchecked Sendable {
         }
         guard respond(response, close: !keepAlive, headOnly: method == "HEAD") else { return .close }
         return keepAlive ? .keepAlive : .close
-    }
-
-    /// Reads the body announced by Content-Length or chunked coding, within the size limit and body timeout.
-    private func readBody(headers: HTTPHeaderFields, expectsContinue: Bool) throws(Refusal) -> [UInt8] {
-        let limit = configuration.maxRequestBodyBytes
-        let deadline = MonotonicDeadline.after(configuration.bodyReadTimeout)
-        let transferCodings = headers.tokens("Transfer-Encoding")
-        let lengths = Set(headers.values("Content-Length").flatMap { $0.split(separator: ",") }.map { HTTP1Head.trimWhitespace($0) })
-        if !transferCodings.isEmpty {
-            // Both framings at once is the classic request-smuggling shape.
-            guard lengths.isEmpty else { throw Refusal(response: .text("both Content-Length and Transfer-Encoding\n", status: 400)) }
-            guard transferCodings == ["chunked"] else {
-                throw Refusal(response: .text("unsupported transfer coding\n", status: 501))
-            }
-            sendContinueIfExpected(headers, expectsContinue)
-            return try readChunkedBody(limit: limit, deadline: deadline)
-        }
-        guard !lengths.isEmpty else { return [] }
-        guard lengths.count == 1, let text = lengths.first, !text.isEmpty, text.utf8.count <= 18,
-              text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let length = Int(text)
-        else { throw Refusal(response: .text("invalid Content-Length\n", status: 400)) }
-        guard length <= limit else {
-            throw Refusal(response: .text("request body of \(length) bytes exceeds the limit of \(limit) bytes\n", status: 413))
-        }
-        if length == 0 { return [] }
-        sendContinueIfExpected(headers, expectsContinue)
-        while buffer.count < length {
-            try readOrRefuse(until: deadline)
-        }
-        let body = Array(buffer[..<length])
-        buffer.removeSubrange(0..<length)
-        return body
-    }
-
-    private func sendContinueIfExpected(_ headers: HTTPHeaderFields, _ expectsContinue: Bool) {
-        guard expectsContinue, buffer.isEmpty, headers.tokens("Expect").contains("100-continue") else { return }
-        _ = writeAll(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
-    }
-
-    private func readChunkedBody(limit: Int, deadline: MonotonicDeadline) throws(Refusal) -> [UInt8] {
-        var body: [UInt8] = []
-        while true {
-            let line = try readLine(maxLength: 1024, deadline: deadline)
-            guard let size = Self.chunkSize(line) else {
-                throw Refusal(response: .text("invalid chunk size\n", status: 400))
-            }
-            if size == 0 { break }
-            guard size <= limit - body.count else {
-                throw Refusal(response: .text("request body exceeds the limit of \(limit) bytes\n", status: 413))
-            }
-            while buffer.count < size + 2 { try readOrRefuse(until: deadline) }
-            guard buffer[size] == 0x0D, buffer[size + 1] == 0x0A else {
-                throw Refusal(response: .text("chunk not terminated by CRLF\n", status: 400))
-            }
-            body.append(contentsOf: buffer[..<size])
-            buffer.removeSubrange(0..<(size + 2))
-        }
-        // Trailer fields are read and dropped, within the head size limit.
-        var trailerBytes = 0
-        while true {
-            let line = try readLine(maxLength: configuration.maxHeadBytes, deadline: deadline)
-            if line.isEmpty { return body }
-            trailerBytes += line.count + 2
-            guard trailerBytes <= configuration.maxHeadBytes else {
-                throw Refusal(response: .text("trailer section too large\n", status: 431))
-            }
-        }
-    }
-
-    /// The size of a chunk-size line (`1*HEXDIG [BWS ";" extensions]`). Only hex digits count: `Int(_:radix:)`
-    /// alone would take a sign, and a negative size would index before the buffer.
-    static func chunkSize(_ line: [UInt8]) -> Int? {
-        var digits = line.prefix { $0 != 0x3B }[...]
-        while let last = digits.last, last == 0x20 || last == 0x09 { digits.removeLast() }
-        let isHexDigit = { (byte: UInt8) in (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte | 0x20) }
-        guard (1...15).contains(digits.count), digits.allSatisfy(isHexDigit) else { return nil }
-        return Int(String(decoding: digits, as: UTF8.self), radix: 16)
-    }
-
-    /// One CRLF-terminated line (without the CRLF).
-    private func readLine(maxLength: Int, deadline: MonotonicDeadline) throws(Refusal) -> [UInt8] {
-        var scanned = 0
-        while true {
-            if let newline = buffer[scanned...].firstIndex(of: 0x0A) {
-                guard newline > 0, buffer[newline - 1] == 0x0D else { throw Refusal(response: .text("bare LF in chunked body\n", status: 400)) }
-                let line = Array(buffer[..<(newline - 1)])
-                buffer.removeSubrange(0...newline)
-                return line
-            }
-            scanned = buffer.count
-            guard buffer.count <= maxLength else { throw Refusal(response: .text("chunk line too long\n", status: 400)) }
-            try readOrRefuse(until: deadline)
-        }
-    }
-
-    private func readOrRefuse(until deadline: MonotonicDeadline) throws(Refusal) {
-        switch readMore(until: deadline, watchStop: false) {
-        case .data: return
-        case .timeout: throw Refusal(response: .text("request body not received in time\n", status: 408))
-        case .endOfStream, .stopRequested: throw Refusal(response: .text("connection closed in the body\n", status: 400))
-        }
     }
 
     // MARK: - Upgrade

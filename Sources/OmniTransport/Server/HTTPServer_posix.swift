@@ -39,6 +39,11 @@ public final class HTTPServer: @unchecked Sendable {
         public var webSocket = WebSocketConnection.Options()
 
         public init() {}
+
+        /// The limits the request parser applies.
+        var requestLimits: HTTPRequestParser.Limits {
+            HTTPRequestParser.Limits(maxHeadBytes: maxHeadBytes, maxHeaderCount: maxHeaderCount, maxBodyBytes: maxRequestBodyBytes)
+        }
     }
 
     public typealias Handler = @Sendable (HTTPServerRequest) throws -> HTTPServerResponse

@@ -46,21 +46,22 @@ public struct HTTPHeaderFields: Sendable, Equatable, Sequence, ExpressibleByDict
 }
 
 /// The start line and header fields of an HTTP/1.x message, parsed strictly (CRLF line ends, no obs-fold, token
-/// header names), as both the server (requests) and the WebSocket client (the upgrade response) need.
-struct HTTP1Head: Sendable {
+/// header names), as both the server (requests) and the WebSocket client (the upgrade response) need. Public so
+/// the fuzz target reads heads exactly as both ends do.
+public struct HTTP1Head: Sendable {
     /// The three parts of the start line: method, target, version for a request; version, status, reason for a
     /// response (the reason may be empty).
-    var startLine: (String, String, String)
-    var headers: HTTPHeaderFields
+    public var startLine: (String, String, String)
+    public var headers: HTTPHeaderFields
 
-    struct Violation: Error {
-        let message: String
+    public struct Violation: Error {
+        public let message: String
         /// True when a count limit (not the syntax) was violated: servers answer 431 instead of 400.
-        var isLimit = false
+        public var isLimit = false
     }
 
     /// The end (index just past CRLF CRLF) of a head starting at `start`, searching from `scanFrom`.
-    static func findEnd(in buffer: [UInt8], start: Int, scanFrom: Int) -> Int? {
+    public static func findEnd(in buffer: [UInt8], start: Int, scanFrom: Int) -> Int? {
         var index = max(start, scanFrom)
         while index + 3 < buffer.count {
             if buffer[index + 3] != 0x0A {
@@ -74,7 +75,7 @@ struct HTTP1Head: Sendable {
     }
 
     /// Parses `bytes` (a complete head including the final empty line).
-    static func parse(_ bytes: ArraySlice<UInt8>, isRequest: Bool, maxHeaderCount: Int) throws(Violation) -> HTTP1Head {
+    public static func parse(_ bytes: ArraySlice<UInt8>, isRequest: Bool, maxHeaderCount: Int) throws(Violation) -> HTTP1Head {
         var lines: [ArraySlice<UInt8>] = []
         var lineStart = bytes.startIndex
         var index = bytes.startIndex

@@ -54,7 +54,7 @@ public enum WebSocketHandshake {
 
     /// Checks a complete response head to the upgrade request; returns the selected subprotocol.
     /// A status other than 101 is `.rejected` with that status; anything else wrong is `.protocolViolation`.
-    static func validateResponse(
+    public static func validateResponse(
         _ head: HTTP1Head, key: String, offeredSubprotocols: [String], url: String, body: String = ""
     ) throws(TransportError) -> String? {
         guard let status = Int(head.startLine.1) else {

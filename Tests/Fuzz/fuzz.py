@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Runs omni's libFuzzer targets one after another (`make fuzz`).
+
+For each target: writes fresh seeds (built in code by `omni-fuzz seed`, plus inputs read from the shared vectors
+at this moment; nothing is copied into the repository), runs the fuzz binary for --seconds on the corpus under
+.fuzz/<target>/ with the regressions of Tests/Fuzz/regressions/<target>/ as extra inputs and the target's
+dictionary when it has one, and reads libFuzzer's final statistics. Prints executions, crashes and timeouts per
+target and exits 1 when any target found anything (its inputs are under .fuzz/<target>/artifacts/).
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FINDING_PREFIXES = ("crash-", "timeout-", "oom-", "leak-", "slow-unit-")
+
+
+def targets(replayer):
+    listing = subprocess.run([replayer, "list"], check=True, capture_output=True, text=True).stdout
+    return [line.split("\t", 1)[0] for line in listing.splitlines() if line.strip()]
+
+
+def findings(directory):
+    if not os.path.isdir(directory):
+        return set()
+    return {name for name in os.listdir(directory) if name.startswith(FINDING_PREFIXES)}
+
+
+def run_target(name, options):
+    root = os.path.join(options.corpus_root, name)
+    corpus, seeds, artifacts = (os.path.join(root, part) for part in ("corpus", "seeds", "artifacts"))
+    for directory in (corpus, artifacts):
+        os.makedirs(directory, exist_ok=True)
+    subprocess.run(["rm", "-rf", seeds], check=True)
+    seed_command = [options.replayer, "seed", name, seeds]
+    if options.vectors:
+        seed_command += ["--vectors", options.vectors]
+    if options.realworld:
+        seed_command += ["--realworld", options.realworld]
+    subprocess.run(seed_command, check=True, stdout=subprocess.DEVNULL)
+
+    environment = dict(os.environ, OMNI_FUZZ_TARGET=name,
+                       # libFuzzer reports the crash; Swift's own backtracer would only slow it down.
+                       SWIFT_BACKTRACE="enable=no")
+    nice = ["nice", "-n", str(options.nice)] if options.nice else []
+    dictionary = os.path.join(HERE, "dict", name + ".dict")
+    regressions = os.path.join(HERE, "regressions", name)
+    inputs = [corpus, seeds] + ([regressions] if os.path.isdir(regressions) else [])
+    flaky_directory = os.path.join(root, "flaky")
+    log_path = os.path.join(root, "last-run.log")
+    executions, slowest, peak, status, flaky, real = 0, 0, 0, 0, [], []
+    started = time.monotonic()
+    with open(log_path, "w") as log:
+        # libFuzzer stops at its first finding. A timeout that does not reproduce on its own (the machine was
+        # busy: -timeout is wall-clock time) is set aside and the run resumes for the rest of the budget.
+        while True:
+            remaining = options.seconds - int(time.monotonic() - started)
+            if remaining < 1:
+                break
+            before = findings(artifacts)
+            command = nice + [options.fuzzer, f"-max_total_time={remaining}", "-timeout=1", "-rss_limit_mb=2048",
+                              f"-max_len={options.max_len}", f"-artifact_prefix={artifacts}/", "-print_final_stats=1", "-print_pcs=0"]
+            if os.path.exists(dictionary):
+                command.append(f"-dict={dictionary}")
+            log.flush()
+            offset = log.tell()
+            status = subprocess.run(command + inputs, env=environment, stdout=log, stderr=subprocess.STDOUT).returncode
+            log.flush()
+            with open(log_path, errors="replace") as reread:
+                reread.seek(offset)
+                text = reread.read()
+            stats = dict(re.findall(r"^stat::(\w+):\s+(\d+)", text, re.MULTILINE))
+            executions += int(stats.get("number_of_executed_units", 0))
+            slowest = max(slowest, int(stats.get("slowest_unit_time_sec", 0)))
+            peak = max(peak, int(stats.get("peak_rss_mb", 0)))
+            new = sorted(findings(artifacts) - before)
+            if status == 0 and not new:
+                break
+            timeouts = [f for f in new if f.startswith("timeout-")]
+            if new and len(timeouts) == len(new) and not any(reproduces(options, environment, os.path.join(artifacts, f)) for f in timeouts):
+                os.makedirs(flaky_directory, exist_ok=True)
+                for f in timeouts:
+                    os.replace(os.path.join(artifacts, f), os.path.join(flaky_directory, f))
+                    flaky.append(os.path.join(flaky_directory, f))
+                status = 0
+                continue
+            real = new
+            break
+    return {
+        "target": name,
+        "executions": executions,
+        "seconds": time.monotonic() - started,
+        "corpus": len(os.listdir(corpus)),
+        "crashes": sum(1 for f in real if f.startswith(("crash-", "oom-", "leak-"))),
+        "timeouts": sum(1 for f in real if f.startswith(("timeout-", "slow-unit-"))),
+        "flaky": len(flaky),
+        "slowest": slowest,
+        "peak_rss_mb": peak,
+        "status": status,
+        "new": [os.path.join(artifacts, f) for f in real],
+        "log": log_path,
+    }
+
+
+def reproduces(options, environment, path):
+    """Whether a timeout input takes over a second again when run alone (three tries, none may pass)."""
+    for _ in range(3):
+        result = subprocess.run([options.fuzzer, "-timeout=1", "-runs=1", path], env=environment,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if result.returncode == 0:
+            return False
+    return True
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--fuzzer", required=True, help="omni-fuzz built with -DOMNI_FUZZ -sanitize=fuzzer,address")
+    parser.add_argument("--replayer", required=True, help="omni-fuzz of the normal build (list, seed)")
+    parser.add_argument("--seconds", type=int, default=60, help="budget per target")
+    parser.add_argument("--targets", default="", help="comma- or space-separated names (default: all)")
+    parser.add_argument("--vectors", default="")
+    parser.add_argument("--realworld", default="")
+    parser.add_argument("--corpus-root", default=".fuzz")
+    parser.add_argument("--nice", type=int, default=10, help="niceness of the fuzzer (0: none)")
+    parser.add_argument("--max-len", type=int, default=64 << 10,
+                        help="longest input libFuzzer makes (longer seeds are cut; the largest real inputs are ~120 KiB .did files)")
+    options = parser.parse_args()
+
+    available = targets(options.replayer)
+    chosen = [t for t in re.split(r"[,\s]+", options.targets) if t] or available
+    unknown = [t for t in chosen if t not in available]
+    if unknown:
+        print(f"unknown fuzz target(s): {' '.join(unknown)}; targets: {' '.join(available)}", file=sys.stderr)
+        return 2
+    for directory in (options.vectors, options.realworld):
+        if directory and not os.path.isdir(directory):
+            print(f"note: {directory} is absent; only the built-in seeds are used", file=sys.stderr)
+
+    results = []
+    for name in chosen:
+        result = run_target(name, options)
+        results.append(result)
+        flag = "" if not result["new"] and result["status"] == 0 else "  <-- " + (", ".join(result["new"]) or f"exit {result['status']}, see {result['log']}")
+        print(f"{name:22} {result['executions']:>11,} execs  {result['executions'] / max(result['seconds'], 1e-9):>8,.0f}/s  "
+              f"corpus {result['corpus']:>5}  crashes {result['crashes']}  timeouts {result['timeouts']}  "
+              f"slowest {result['slowest']} s  rss {result['peak_rss_mb']} MB"
+              + (f"  ({result['flaky']} timeout(s) under load, not reproducible alone)" if result["flaky"] else "") + flag, flush=True)
+
+    with open(os.path.join(options.corpus_root, "summary.tsv"), "a") as summary:
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        for r in results:
+            summary.write(f"{stamp}\t{r['target']}\t{options.seconds}\t{r['executions']}\t{r['crashes']}\t{r['timeouts']}\t"
+                          f"{r['flaky']}\t{r['slowest']}\t{r['peak_rss_mb']}\t{r['status']}\n")
+
+    total = sum(r["executions"] for r in results)
+    bad = [r for r in results if r["new"] or r["status"] != 0]
+    print(f"{len(results)} targets, {total:,} executions, "
+          + (f"findings in {len(bad)}: {' '.join(r['target'] for r in bad)}" if bad else "no crashes, no timeouts"))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
