@@ -120,6 +120,8 @@ bench: deps build-info test-deps
 # FUZZ_TARGETS="a b") for FUZZ_SECONDS, one after another at low priority, corpora under .fuzz/<target>/. Seeds come
 # from the shared vectors at run time. Exits non-zero on any crash, sanitizer report or timeout over 1 s.
 FUZZ_SECONDS ?= 60
+# With FUZZ_RUNS=N a target stops after N executions even if time is left (FUZZ_SECONDS is then the cap).
+FUZZ_RUNS ?= 0
 FUZZ_TARGETS ?=
 FUZZ_CONFIG ?= release
 OMNI_VECTORS ?= ../shared/vectors
@@ -134,7 +136,8 @@ fuzz-build: deps build-info
 
 fuzz: fuzz-build
 	$(PYTHON) Tests/Fuzz/fuzz.py --fuzzer .build/fuzz/$(FUZZ_CONFIG)/omni-fuzz --replayer .build/debug/omni-fuzz \
-	  --seconds $(FUZZ_SECONDS) --targets "$(FUZZ_TARGETS)" --vectors "$(OMNI_VECTORS)" --realworld "$(OMNI_VECTORS)/../realworld"
+	  --seconds $(FUZZ_SECONDS) --runs $(FUZZ_RUNS) --targets "$(FUZZ_TARGETS)" --vectors "$(OMNI_VECTORS)" \
+	  --realworld "$(OMNI_VECTORS)/../realworld"
 
 clean:
 	$(SWIFT) package clean

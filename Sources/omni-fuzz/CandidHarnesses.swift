@@ -82,8 +82,7 @@ private func suiteInputs(_ sources: SeedSources) -> (blobs: [[UInt8]], texts: [S
 private let candidBinary = Harness(
     "candid-binary",
     "CandidDecoder at the wire types, with warnings, and Candid.messageTypes; values re-encoded at the message's own types decode to the same values",
-    prepare: prepareExpectedTypes, seeds: candidMessageSeeds
-,
+    prepare: prepareExpectedTypes, seeds: candidMessageSeeds,
     parse: { bytes in (try? Candid.decode(bytes)) != nil }
 ) { bytes in
     guard let values = try? Candid.decode(bytes) else { return }
@@ -137,8 +136,7 @@ private let candidText = Harness(
         ]
         for (index, text) in suiteInputs(sources).texts.enumerated() { seeds.append(Seed("suite-\(index)", text: text)) }
         return seeds
-    }
-,
+    },
     parse: { bytes in (try? Candid.parseArguments(utf8: bytes)) != nil }
 ) { bytes in
     if let values = try? Candid.parseArguments(utf8: bytes) {
@@ -181,8 +179,7 @@ private let candidType = Harness(
             }
         }
         return seeds
-    }
-,
+    },
     parse: { bytes in (try? Candid.parseType(utf8: bytes)) != nil }
 ) { bytes in
     if let type = try? Candid.parseType(utf8: bytes) {
@@ -206,8 +203,7 @@ private let candidInterface = Harness(
         for file in sources.realworldFiles("candid", suffix: ".did") { seeds.append(Seed(file.name, file.bytes)) }
         for file in sources.vectorFiles("candid", suffix: ".did") where !file.name.hasSuffix(".test.did") { seeds.append(Seed(file.name, file.bytes)) }
         return seeds
-    }
-,
+    },
     parse: { bytes in (try? CandidInterface.parse(utf8: bytes)) != nil }
 ) { bytes in
     guard let interface = try? CandidInterface.parse(utf8: bytes) else { return }

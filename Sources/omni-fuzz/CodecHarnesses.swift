@@ -23,8 +23,7 @@ private let cbor = Harness(
             seeds.append(Seed("ic-hash-tree-\(index)", bytes))
         }
         return seeds
-    }
-,
+    },
     parse: { bytes in (try? CBOR.decode(bytes)) != nil }
 ) { bytes in
     let strict = try? CBOR.decode(bytes)
@@ -72,8 +71,7 @@ private let json = Harness(
         ]
         for file in sources.vectorFiles("", suffix: ".json").prefix(200) { seeds.append(Seed("vector-" + file.name, file.bytes)) }
         return seeds
-    }
-,
+    },
     parse: { bytes in (try? JSONValue.parse(bytes)) != nil }
 ) { bytes in
     if let value = try? JSONValue.parse(bytes) {
@@ -131,8 +129,7 @@ private let toml = Harness(
                 a.b.c = { d = [1, [2, {e = 3}]] }
                 """),
         ]
-    }
-,
+    },
     parse: { bytes in (try? TOMLTable.parse(bytes)) != nil }
 ) { bytes in
     guard let table = try? TOMLTable.parse(bytes) else { return }
@@ -158,8 +155,7 @@ private let der = Harness(
             seeds.append(Seed("ic-key-\(index)", bytes))
         }
         return seeds
-    }
-,
+    },
     parse: { bytes in
         // Every element and every constructed element's children, as a key reader descends (false on any error).
         func walk(_ reader: inout DERReader) -> Bool {
@@ -209,8 +205,7 @@ private let pem = Harness(
         ]
         for file in sources.vectorFiles("attest", suffix: ".pem") { seeds.append(Seed("vector-" + file.name, file.bytes)) }
         return seeds
-    }
-,
+    },
     parse: { bytes in utf8Text(bytes).flatMap { try? PEM.blocks(in: $0) } != nil }
 ) { bytes in
     guard let text = utf8Text(bytes), let blocks = try? PEM.blocks(in: text) else { return }

@@ -27,8 +27,19 @@ private func connectSeeds(_ sources: SeedSources, keys: Set<String>) -> [Seed] {
 private let connectFrame = Harness(
     "connect-frame",
     "ConnectCodec.decodeFrame and annotateFrame (frame limit 64 000 bytes, Norito depth 16, 1024 items); Norito is canonical, so a frame re-encodes to exactly its bytes, and its JSON description reads back the same frame",
-    seeds: { connectSeeds($0, keys: ["frame_hex"]) }
-,
+    seeds: { sources in
+        // Built in: a ciphertext frame of each generation and direction.
+        var seeds: [Seed] = []
+        for generation in ConnectGeneration.allCases {
+            let codec = ConnectCodec(generation: generation)
+            for direction in ConnectDirection.allCases {
+                let frame = ConnectFrame(sid: [UInt8](repeating: 5, count: 32), direction: direction, sequence: 7,
+                                         kind: .ciphertext(ConnectCiphertext(direction: direction, aead: [UInt8](repeating: 0xa5, count: 48))))
+                seeds.append(Seed("built-in-\(generation)-\(direction)", [selector(generation)] + codec.encode(frame)))
+            }
+        }
+        return seeds + connectSeeds(sources, keys: ["frame_hex"])
+    },
     parse: { bytes in var input = FuzzInput(bytes); return (try? ConnectCodec(generation: generation(input.byte())).decodeFrame(input.rest())) != nil }
 ) { bytes in
     var input = FuzzInput(bytes)

@@ -50,9 +50,24 @@ private enum SeedIdentities {
 
 // MARK: - Certificates and hash trees
 
+/// A tree with `/time`, a subnet's public key and canister ranges, the shapes verification looks up.
+private var builtInTree: HashTree {
+    let subnet = ICRootKey.mainnet.subnetID.bytes
+    let ranges = (try? CBOR.array([.array([.bytes([0, 0, 0, 0, 0, 0, 0, 0, 1, 1]), .bytes([0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 1, 1])])]).encoded()) ?? []
+    return .fork(.labeled(Array("subnet".utf8), .labeled(subnet, .fork(.labeled(Array("canister_ranges".utf8), .leaf(ranges)),
+                                                                         .labeled(Array("public_key".utf8), .leaf(ICRootKey.mainnetDER))))),
+                 .fork(.labeled(Array("time".utf8), .leaf(LEB128.encoded(fuzzTime))), .pruned([UInt8](repeating: 9, count: 32))))
+}
+
 private func certificateSeeds(_ sources: SeedSources) -> [Seed] {
     let json = sources.vectorJSON("ic/certificates.json")
-    var seeds = VectorStrings.hex(json, keys: ["certificate_cbor_hex"]).enumerated().map { Seed("certificate-\($0.offset)", $0.element) }
+    // Unsigned (a zero signature): decoding and the tree are exercised, verification refuses it.
+    let unsigned = CBOR.map([("tree", builtInTree.cbor), ("signature", .bytes([UInt8](repeating: 0, count: 48)))]).selfDescribed
+    let delegated = CBOR.map([("tree", builtInTree.cbor), ("signature", .bytes([UInt8](repeating: 0, count: 48))),
+                              ("delegation", .map([("subnet_id", .bytes(ICRootKey.mainnet.subnetID.bytes)),
+                                                   ("certificate", .bytes((try? unsigned.encoded()) ?? []))]))]).selfDescribed
+    var seeds = [unsigned, delegated].enumerated().compactMap { index, value in (try? value.encoded()).map { Seed("built-in-\(index)", $0) } }
+    seeds += VectorStrings.hex(json, keys: ["certificate_cbor_hex"]).enumerated().map { Seed("certificate-\($0.offset)", $0.element) }
     // read_state bodies wrap the certificate: `{certificate: bytes}`.
     for (index, body) in VectorStrings.hex(json, keys: ["response_body_cbor_hex"]).enumerated() {
         if let certificate = (try? CBOR.decode(body))?.untagged["certificate"]?.bytes { seeds.append(Seed("read-state-\(index)", certificate)) }
@@ -63,8 +78,7 @@ private func certificateSeeds(_ sources: SeedSources) -> [Seed] {
 private let icCertificate = Harness(
     "ic-certificate",
     "ICCertificate(decoding:) then verify under the mainnet root key (scope: subnet for even lengths, a canister in the certified ranges for odd); the tree re-encodes to the same root hash",
-    seeds: certificateSeeds
-,
+    seeds: certificateSeeds,
     parse: { bytes in
         // Verification fails for the hostile inputs (no valid signature); what is measured is reading them.
         guard let certificate = try? ICCertificate(decoding: bytes) else { return false }
@@ -94,14 +108,14 @@ private let icHashTree = Harness(
     "ic-hash-tree",
     "HashTree(decoding:) with the certificate limits; CBOR round trip keeps the root hash, and in a well-formed tree every leaf is Found at its own path",
     seeds: { sources in
-        var seeds = VectorStrings.hex(sources.vectorJSON("ic/hash_tree.json"), keys: ["full_tree_cbor_hex", "pruned_tree_cbor_hex"])
+        var seeds = [(try? builtInTree.cbor.encoded()).map { Seed("built-in", $0) }].compactMap { $0 }
+        seeds += VectorStrings.hex(sources.vectorJSON("ic/hash_tree.json"), keys: ["full_tree_cbor_hex", "pruned_tree_cbor_hex"])
             .enumerated().map { Seed("spec-\($0.offset)", $0.element) }
         for seed in certificateSeeds(sources) {
             if let tree = (try? ICCertificate(decoding: seed.bytes))?.tree, let bytes = try? tree.cbor.encoded() { seeds.append(Seed(seed.name + "-tree", bytes)) }
         }
         return seeds
-    }
-,
+    },
     parse: { bytes in (try? HashTree(decoding: bytes)) != nil }
 ) { bytes in
     guard let tree = try? HashTree(decoding: bytes) else { return }
@@ -132,8 +146,7 @@ private func collectLeaves(_ tree: HashTree, path: [[UInt8]], into leaves: inout
 private let icEnvelope = Harness(
     "ic-envelope",
     "ICEnvelope(decoding:) and verifySender at a fixed time; an envelope re-encodes and decodes to itself with the same request id",
-    seeds: { _ in SeedIdentities.allEnvelopes.compactMap { name, envelope in (try? envelope.encoded()).map { Seed(name, $0) } } }
-,
+    seeds: { _ in SeedIdentities.allEnvelopes.compactMap { name, envelope in (try? envelope.encoded()).map { Seed(name, $0) } } },
     parse: { bytes in
         guard let envelope = try? ICEnvelope(decoding: bytes) else { return false }
         _ = try? envelope.verifySender(at: fuzzTime)
@@ -166,8 +179,7 @@ private let icSignedRequest = Harness(
                                                     requestStatus: status) else { return nil }
             return Seed(name, text: file.text)
         }
-    }
-,
+    },
     parse: { bytes in utf8Text(bytes).flatMap { try? SignedRequestFile(text: $0) } != nil }
 ) { bytes in
     guard let text = utf8Text(bytes), let file = try? SignedRequestFile(text: text) else { return }
@@ -211,8 +223,7 @@ private let icDelegationJSON = Harness(
         var seeds = [Seed("chain", text: session.chain.json.serialized(pretty: true))]
         if let file = try? session.sessionFileJSON() { seeds.append(Seed("session-file", text: file.serialized())) }
         return seeds
-    }
-,
+    },
     parse: { bytes in
         guard let chain = utf8Text(bytes).flatMap({ try? DelegationChain(jsonText: $0) }) else { return false }
         _ = try? chain.verify(at: fuzzTime)

@@ -164,8 +164,7 @@ private let httpRequest = Harness(
             Seed("chunked", text: "\u{2}PUT /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n0\r\nTrailer: v\r\n\r\n"),
             Seed("smuggling", text: "\u{9}POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
         ]
-    }
-,
+    },
     parse: { bytes in serve(Array(bytes.dropFirst()), pieceSize: nil, limits: HTTPRequestParser.Limits()).allSatisfy { $0.refusal == nil } }
 ) { bytes in
     var input = FuzzInput(bytes)

@@ -29,8 +29,7 @@ private let scale = Harness(
             if (try? codec.decode(.named(name), from: zeros)) != nil { seeds.append(Seed("zero-\(name)", [UInt8(index >> 8), UInt8(index & 0xff)] + zeros)) }
         }
         return seeds
-    }
-,
+    },
     parse: { bytes in var input = FuzzInput(bytes); let selector = Int(input.byte()) << 8 | Int(input.byte()); return (try? codec.decode(.named(typeNames[selector % typeNames.count]), from: input.rest())) != nil }
 ) { bytes in
     var input = FuzzInput(bytes)
@@ -61,8 +60,7 @@ private func frameSeeds(_ sources: SeedSources) -> [Seed] {
 private let truapiFrame = Harness(
     "truapi-frame",
     "TruAPIFrame.decode (request id str, discriminant, payload; 8 MiB limit); a frame re-encodes to exactly its bytes",
-    seeds: frameSeeds
-,
+    seeds: frameSeeds,
     parse: { bytes in (try? TruAPIFrame.decode(bytes)) != nil }
 ) { bytes in
     guard let frame = try? TruAPIFrame.decode(bytes) else { return }
@@ -74,8 +72,7 @@ private let truapiFrame = Harness(
 private let truapiMessage = Harness(
     "truapi-message",
     "TruAPIMessage.decode, lenient (as the dispatcher reads requests) and strict (as the CLI does), payloads at the wire table's types; a strict message re-encodes to exactly its frame and its JSON description reads back the same",
-    seeds: frameSeeds
-,
+    seeds: frameSeeds,
     parse: { bytes in (try? TruAPIMessage.decode(bytes)) != nil }
 ) { bytes in
     let lenient = try? TruAPIMessage.decode(bytes)

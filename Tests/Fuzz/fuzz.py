@@ -58,13 +58,15 @@ def run_target(name, options):
         # busy: -timeout is wall-clock time) is set aside and the run resumes for the rest of the budget.
         while True:
             remaining = options.seconds - int(time.monotonic() - started)
-            if remaining < 1:
+            if remaining < 1 or (options.runs and executions >= options.runs):
                 break
             before = findings(artifacts)
             command = nice + [options.fuzzer, f"-max_total_time={remaining}", "-timeout=1", "-rss_limit_mb=2048",
                               f"-max_len={options.max_len}", f"-artifact_prefix={artifacts}/", "-print_final_stats=1", "-print_pcs=0"]
             if os.path.exists(dictionary):
                 command.append(f"-dict={dictionary}")
+            if options.runs:
+                command.append(f"-runs={options.runs - executions}")
             log.flush()
             offset = log.tell()
             status = subprocess.run(command + inputs, env=environment, stdout=log, stderr=subprocess.STDOUT).returncode
@@ -120,6 +122,8 @@ def main():
     parser.add_argument("--fuzzer", required=True, help="omni-fuzz built with -DOMNI_FUZZ -sanitize=fuzzer,address")
     parser.add_argument("--replayer", required=True, help="omni-fuzz of the normal build (list, seed)")
     parser.add_argument("--seconds", type=int, default=60, help="budget per target")
+    parser.add_argument("--runs", type=int, default=0,
+                        help="stop a target once it has run this many inputs (0: use the whole time budget)")
     parser.add_argument("--targets", default="", help="comma- or space-separated names (default: all)")
     parser.add_argument("--vectors", default="")
     parser.add_argument("--realworld", default="")

@@ -80,6 +80,18 @@ struct ParserLimitTests {
         #expect(over.kind == .limitExceeded && over.path == "$[10]")
     }
 
+    /// Found measuring the limits: each body line was appended to a copy of the whole body (the open block was
+    /// still referenced), so a block near the 4 MiB limit took over a minute.
+    @Test("PEM: a block at the 4 MiB input limit reads back exactly")
+    func pemLargeBlock() throws {
+        let der = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let text = PEM.encode(label: "CERTIFICATE", der: der)
+        #expect(text.utf8.count <= PEM.maximumInputByteCount)
+        let blocks = try PEM.blocks(in: text)
+        #expect(blocks.count == 1 && blocks[0].der == der)
+        #expect(throws: CodecError.self) { try PEM.blocks(in: text + String(repeating: "x", count: PEM.maximumInputByteCount)) }
+    }
+
     @Test("CBOR: the default input limit is 32 MiB")
     func cborDefaultInput() throws {
         #expect(CBORDecodingOptions.default.maxInputBytes == 32 << 20)

@@ -36,6 +36,9 @@ public enum PEM {
                 }
                 continue
             }
+            // Taken out, not shared: appending to a body still referenced by `open` copied it on every line, which
+            // made a 4 MiB block take over a minute.
+            open = nil
             if trimmed.hasPrefix("-----END ") {
                 guard trimmed == "-----END \(block.label)-----" else {
                     throw error("\(trimmed) does not close BEGIN \(block.label) (line \(block.line))", line: lineNumber, column: column)
