@@ -67,6 +67,13 @@ public enum LocalFile {
         return stat(path, &info) == 0
     }
 
+    /// The size of the regular file at `path` (symbolic links followed); nil for anything else or nothing.
+    public static func regularFileSize(_ path: String) -> UInt64? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return UInt64(info.st_size)
+    }
+
     /// True when `path` is a directory (symbolic links followed).
     public static func isDirectory(_ path: String) -> Bool {
         var info = stat()

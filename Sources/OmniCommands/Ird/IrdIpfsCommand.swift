@@ -1,7 +1,7 @@
-import Foundation
 import OmniCLI
 import OmniCodec
 import OmniIrd
+import OmniSystem
 import OmniTransport
 
 /// `omni ird ipfs add FILE [--format car]`: an upload grant, the file streamed to the node with the grant's bearer,
@@ -25,12 +25,9 @@ enum IrdIpfsCommand {
         arguments: [file]
     ) { invocation in
         let path = try invocation.value(file)
-        let attributes: [FileAttributeKey: Any]
-        do { attributes = try FileManager.default.attributesOfItem(atPath: path) } catch {
-            throw IrdError(.configuration, "\(path): cannot read it (no such file, or no permission)")
-        }
-        guard (attributes[.type] as? FileAttributeType) == .typeRegular, let size = (attributes[.size] as? NSNumber)?.uint64Value else {
-            throw IrdError(.configuration, "\(path) is not a regular file")
+        guard let size = LocalFile.regularFileSize(path) else {
+            throw IrdError(.configuration, LocalFile.exists(path) ? "\(path) is not a regular file"
+                                                                : "\(path): cannot read it (no such file, or no permission)")
         }
         let loaded = try IrdDocumentLoader.require(invocation.environment)
         let flow = try IrdUpload(document: loaded.document)
