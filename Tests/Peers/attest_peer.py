@@ -91,14 +91,16 @@ class Minter:
             builder = builder.add_extension(x509.UnrecognizedExtension(NONCE_OID, extension), critical=False)
         return builder.sign(issuer_key or self.intermediate_key, hashes.SHA256())
 
-    def attestation(self, case: str, app_id: str = "PEERTEAM01.org.example.peer"):
-        """Returns one attestation line for `case` with the reason code it must get."""
+    def attestation(self, case: str, app_id: str = "PEERTEAM01.org.example.peer", challenge: bytes = None):
+        """Returns one attestation line for `case` with the reason code it must get; over `challenge` when given
+        (a server's), otherwise over one drawn from the generator (drawn either way, so seeded output stays put)."""
         rng = self.rng
         key = ec.derive_private_key(rng.getrandbits(255) + 1, ec.SECP256R1())
         numbers = key.public_key().public_numbers()
         point = b"\x04" + numbers.x.to_bytes(32, "big") + numbers.y.to_bytes(32, "big")
         key_id = sha256(point)
-        challenge = bytes(rng.getrandbits(8) for _ in range(32))
+        drawn = bytes(rng.getrandbits(8) for _ in range(32))
+        challenge = drawn if challenge is None else challenge
         client_data_hash = sha256(challenge)
         environment = "development" if case == "valid_dev" else "production"
         aaguid = DEV if environment == "development" else PROD
@@ -136,14 +138,17 @@ class Minter:
                 "root_pem": self.root_pem}
         return line, key, point
 
-    def assertion(self, case: str):
-        line, key, point = self.attestation("valid_prod")
+    def assertion(self, case: str, attestation_challenge: bytes = None, client_challenge: bytes = None):
+        """An assertion line for `case` (with the attestation of its key); its client data is {"challenge": base64}
+        of `client_challenge` when given, else of 16 bytes drawn from the generator."""
+        line, key, point = self.attestation("valid_prod", challenge=attestation_challenge)
         app_id = line["app_id"]
         previous = self.rng.randrange(0, 1 << 31)
         counter = previous if case == "counter_not_increasing" else previous + 1 + self.rng.randrange(0, 1000)
         rp = app_id + ".other" if case == "rp_id_mismatch" else app_id
         auth_data = sha256(rp.encode()) + bytes([0x40]) + counter.to_bytes(4, "big")
-        client_data = json.dumps({"challenge": b64(bytes(self.rng.getrandbits(8) for _ in range(16)))}).encode()
+        drawn = bytes(self.rng.getrandbits(8) for _ in range(16))
+        client_data = json.dumps({"challenge": b64(drawn if client_challenge is None else client_challenge)}).encode()
         nonce = sha256(auth_data + sha256(client_data))
         signer = ec.derive_private_key(self.rng.getrandbits(255) + 1, ec.SECP256R1()) if case == "bad_signature" else key
         signature = signer.sign(nonce, ec.ECDSA(hashes.SHA256()))

@@ -1,0 +1,126 @@
+"""Shared by the load drivers (load_peer.py): a long-running omni server process, and sampling of its resident
+memory (/proc/PID/status VmRSS) and open file descriptors (/proc/PID/fd) while load runs.
+
+Nothing here judges figures; the drivers report them and the tests (or bench_load.py) decide."""
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+
+
+def omni_environment(home: str) -> dict:
+    """What the end-to-end tests give omni: no developer config, colour or output preferences."""
+    return {"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8"}
+
+
+def rss_bytes(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def fd_count(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+class Sampler:
+    """Samples a process's RSS every `interval` seconds on a thread of its own, from start() to stop().
+    `mark_warm()` says the warm-up is over: `flat()` compares the samples after it with the one taken then."""
+
+    def __init__(self, pid: int, interval: float = 0.2):
+        self.pid, self.interval = pid, interval
+        self.samples = []  # (seconds since start, rss bytes)
+        self.warm_index = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._started = time.monotonic()
+        self.fds_start = fd_count(pid)
+        self.rss_start = rss_bytes(pid)
+
+    def start(self):
+        self._thread.start()
+        return self
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.sample()
+            self._stop.wait(self.interval)
+
+    def sample(self) -> int:
+        value = rss_bytes(self.pid)
+        self.samples.append((time.monotonic() - self._started, value))
+        return value
+
+    def mark_warm(self):
+        self.sample()
+        self.warm_index = len(self.samples) - 1
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join()
+        self.sample()
+
+    def summary(self) -> dict:
+        warm = self.samples[self.warm_index][1] if self.warm_index is not None else self.samples[0][1]
+        after = [value for _, value in self.samples[self.warm_index or 0:]]
+        return {"rss_start": self.rss_start, "rss_warm": warm, "rss_end": self.samples[-1][1],
+                "rss_peak_after_warmup": max(after), "rss_growth_after_warmup": max(after) / warm - 1,
+                "rss_samples": len(self.samples), "fds_start": self.fds_start}
+
+    def wait_for_fds(self, expected: int, timeout: float = 10.0) -> int:
+        """The fd count once it is back to `expected` (sockets the server closes asynchronously after the
+        clients left), or whatever it is when `timeout` passes."""
+        deadline = time.monotonic() + timeout
+        count = fd_count(self.pid)
+        while count != expected and time.monotonic() < deadline:
+            time.sleep(0.05)
+            count = fd_count(self.pid)
+        return count
+
+
+class Server:
+    """An omni server (relay, bridge) started with `--output jsonl`: its first stdout line is the ready event; the
+    later lines are kept (a full pipe would stall it) for the driver to count errors in."""
+
+    def __init__(self, omni: str, arguments: list):
+        self.home = tempfile.mkdtemp(prefix="omni-load-home-")
+        self.process = subprocess.Popen([omni, *arguments], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True, env=omni_environment(self.home))
+        line = self.process.stdout.readline()
+        if not line:
+            raise SystemExit(f"omni {' '.join(arguments[:2])} did not start: {self.process.stderr.read()}")
+        self.ready = json.loads(line)
+        self.events = []
+        self.stderr = []
+        self._readers = [threading.Thread(target=self._read_events, daemon=True),
+                         threading.Thread(target=lambda: self.stderr.extend(self.process.stderr), daemon=True)]
+        for reader in self._readers:
+            reader.start()
+
+    def _read_events(self):
+        for line in self.process.stdout:
+            try:
+                self.events.append(json.loads(line))
+            except json.JSONDecodeError:
+                self.events.append({"unparsed": line})
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def stop(self, timeout: float = 30) -> int:
+        """SIGINT (a clean shutdown), then the exit status."""
+        self.process.send_signal(signal.SIGINT)
+        try:
+            status = self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            status = self.process.wait()
+        for reader in self._readers:
+            reader.join(5)
+        return status
