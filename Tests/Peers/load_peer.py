@@ -41,7 +41,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from load_support import Sampler, Server, omni_environment  # noqa: E402
+from load_support import Sampler, Server, omni_environment, socket_count, wait_for_sockets  # noqa: E402
 
 logging.getLogger("websockets").setLevel(logging.CRITICAL)
 NETWORK = bytes([0x41] * 32)
@@ -95,8 +95,8 @@ def crc64_xz(data: bytes) -> int:
 
 class FrameTemplate:
     """A Norito Connect control frame from omni made once with a marker sid, sequence and nonce; `make` puts in
-    the real ones (fixed-width fields) and recomputes the header's payload CRC-64 (bytes 31..39)."""
-    HEADER = 40
+    the real ones (fixed-width fields) and, when the frame has the "NRT0" header, recomputes its payload CRC-64
+    (bytes 31..39)."""
     SID = bytes(range(0xA0, 0xC0))
     SEQUENCE = 0x0102030405060708
     NONCE = 0x1112131415161718
@@ -107,12 +107,13 @@ class FrameTemplate:
         out = subprocess.run([omni, "connect", "frame", "encode", json.dumps(description)], check=True,
                              capture_output=True, text=True, env=omni_environment(home)).stdout
         self.bytes = bytearray.fromhex(out.strip())
+        self.header = 40 if self.bytes.startswith(b"NRT0") else 0
         self.sid_at = self._find(self.SID)
         self.sequence_at = self._find(self.SEQUENCE.to_bytes(8, "little"))
         self.nonce_at = self._find(self.NONCE.to_bytes(8, "little"))
 
     def _find(self, marker: bytes) -> int:
-        at = self.bytes.find(marker, self.HEADER)
+        at = self.bytes.find(marker, self.header)
         if at < 0 or self.bytes.find(marker, at + 1) >= 0:
             raise SystemExit(f"the frame template does not hold {marker.hex()} exactly once: {self.bytes.hex()}")
         return at
@@ -122,7 +123,8 @@ class FrameTemplate:
         frame[self.sid_at:self.sid_at + 32] = sid
         frame[self.sequence_at:self.sequence_at + 8] = sequence.to_bytes(8, "little")
         frame[self.nonce_at:self.nonce_at + 8] = nonce.to_bytes(8, "little")
-        frame[31:39] = crc64_xz(bytes(frame[self.HEADER:])).to_bytes(8, "little")
+        if self.header:
+            frame[31:39] = crc64_xz(bytes(frame[self.header:])).to_bytes(8, "little")
         return bytes(frame)
 
 
@@ -195,18 +197,33 @@ def run_relay(args) -> dict:
     templates = {"ping": FrameTemplate(args.omni, relay.home, "app_to_wallet", "ping"),
                  "pong": FrameTemplate(args.omni, relay.home, "wallet_to_app", "pong")}
     tally = Tally()
+    # One session first: what the runtime opens once, lazily (libdispatch's timerfd), is then in the start count;
+    # the count is taken once the session's sockets are closed.
+    listening = socket_count(relay.pid)
+    if not asyncio.run(relay_session(port, templates, 1, tally)):
+        raise SystemExit(f"the first session failed: {tally.first_errors}")
+    wait_for_sockets(relay.pid, listening)
+    tally = Tally()
     sampler = Sampler(relay.pid).start()
     started = time.monotonic()
     deadline = started + args.seconds
-    warm_at = started + args.seconds * args.warmup
+
+    first_rounds = [0]
 
     async def slot(budget):
+        first = True
         while time.monotonic() < deadline and budget():
             try:
                 if await relay_session(port, templates, args.frames_per_session, tally):
                     tally.add("sessions")
             except Exception as error:
                 tally.error(f"session: {error!r}")
+            if first:
+                # The warm-up ends when every slot has been through one whole session.
+                first = False
+                first_rounds[0] += 1
+                if first_rounds[0] == args.sessions:
+                    sampler.mark_warm()
 
     async def main():
         remaining = [args.max_sessions]
@@ -217,20 +234,15 @@ def run_relay(args) -> dict:
             remaining[0] -= 1
             return True
 
-        async def warm_marker():
-            await asyncio.sleep(max(0.0, warm_at - time.monotonic()))
-            sampler.mark_warm()
-
-        marker = asyncio.create_task(warm_marker())
         await asyncio.gather(*(slot(budget) for _ in range(args.sessions)))
-        if not marker.done():
-            marker.cancel()
+        if sampler.warm_index is None:
             sampler.mark_warm()
 
     asyncio.run(main())
     elapsed = time.monotonic() - started
     sampler.stop()
     fds_end = sampler.wait_for_fds(sampler.fds_start)
+    new_fds = sampler.new_fds()
     status = relay.stop()
     terminated = [event for event in relay.events if event.get("event") == "terminated"]
     return {"driver": "relay", "concurrent_sessions": args.sessions, "seconds": elapsed, **tally.counts,
@@ -238,7 +250,7 @@ def run_relay(args) -> dict:
             "sessions_per_second": tally.counts.get("sessions", 0) / elapsed,
             "frames_per_second": tally.counts.get("frames_relayed", 0) / elapsed,
             "lost_frames": tally.counts.get("frames_sent", 0) - tally.counts.get("frames_relayed", 0),
-            "terminated_sessions": len(terminated), **sampler.summary(), "fds_end": fds_end, "exit_status": status}
+            "terminated_sessions": len(terminated), **sampler.summary(), "fds_end": fds_end, "new_fds": new_fds, "exit_status": status}
 
 
 # MARK: - TrUAPI bridge
@@ -301,14 +313,23 @@ async def truapi_connection(url: str, operations: int, deadline: float, budget, 
 
 
 def run_truapi(args) -> dict:
+    from websockets.exceptions import InvalidStatus
+
     bridge = Server(args.omni, ["truapi", "bridge", "--product-id", "load.dot", "--ephemeral", "--output", "jsonl",
                                 "--listen", "127.0.0.1:0"])
     url = bridge.ready["url"]
     tally = Tally()
+    # One connection first: what the runtime opens once, lazily (libdispatch's timerfd), is then in the start count;
+    # the count is taken once the connection's socket is closed.
+    listening = socket_count(bridge.pid)
+    asyncio.run(truapi_connection(url, 2, time.monotonic() + 30, lambda: True, tally))
+    if tally.errors or tally.counts.get("subscriptions") != 1:
+        raise SystemExit(f"the first connection failed: {tally.first_errors}")
+    wait_for_sockets(bridge.pid, listening)
+    tally = Tally()
     sampler = Sampler(bridge.pid).start()
     started = time.monotonic()
     deadline = started + args.seconds
-    warm_at = started + args.seconds * args.warmup
 
     async def main():
         remaining = [args.max_operations]
@@ -317,39 +338,46 @@ def run_truapi(args) -> dict:
             if remaining[0] <= 0:
                 return False
             remaining[0] -= 1
+            # The warm-up ends after ten operations per connection (each has had requests and subscriptions).
+            if args.max_operations - remaining[0] == 10 * args.connections:
+                sampler.mark_warm()
             return True
 
         async def slot():
-            # The bridge counts a connection until its socket is gone; a refusal of the replacement (the limit of
-            # 32) is an error here: the previous connection had completed its close handshake.
+            refusals_in_a_row = 0
             while time.monotonic() < deadline and remaining[0] > 0:
                 try:
                     await truapi_connection(url, args.operations_per_connection, deadline, budget, tally)
+                    refusals_in_a_row = 0
+                except InvalidStatus as error:
+                    # The bridge releases a connection's slot a moment after the client saw the close handshake
+                    # end, so a replacement opened at once may find all 32 still taken: counted, retried shortly.
+                    refusals_in_a_row += 1
+                    if error.response.status_code != 503 or refusals_in_a_row > 20:
+                        tally.error(f"connection refused: {error!r}")
+                        return
+                    tally.add("limit_refusals")
+                    await asyncio.sleep(0.02)
                 except Exception as error:
                     tally.error(f"connection: {error!r}")
                     return
 
-        async def warm_marker():
-            await asyncio.sleep(max(0.0, warm_at - time.monotonic()))
-            sampler.mark_warm()
-
-        marker = asyncio.create_task(warm_marker())
         await asyncio.gather(*(slot() for _ in range(args.connections)))
-        if not marker.done():
-            marker.cancel()
+        if sampler.warm_index is None:
             sampler.mark_warm()
 
     asyncio.run(main())
     elapsed = time.monotonic() - started
     sampler.stop()
     fds_end = sampler.wait_for_fds(sampler.fds_start)
+    new_fds = sampler.new_fds()
     status = bridge.stop()
     refused = [event for event in bridge.events if "limit" in json.dumps(event)]
     return {"driver": "truapi", "concurrent_connections": args.connections, "seconds": elapsed, **tally.counts,
             "errors": tally.errors, "first_errors": tally.first_errors,
             "operations_per_second": (tally.counts.get("requests", 0) + tally.counts.get("subscriptions", 0)) / elapsed,
             "frames_per_second": tally.counts.get("frames", 0) / elapsed, "limit_events": len(refused),
-            **sampler.summary(), "fds_end": fds_end, "exit_status": status}
+            **sampler.summary(), "fds_end": fds_end, "new_fds": new_fds, "exit_status": status}
 
 
 # MARK: - Attest store
@@ -420,6 +448,7 @@ def run_attest(args) -> dict:
             if first_ok:
                 enrolled.add((kind, index))
         tally.add(f"{kind}_processes")
+        tally.add(f"{kind}_reason_{reason}" if reason and len(reason) < 40 else f"{kind}_reason_other")
         if (result.returncode == 0) != (reason == "ok"):
             tally.error(f"{kind} {index}: status {result.returncode} with reason {reason}")
         if first_ok and kind == "enroll":
@@ -506,7 +535,6 @@ def main() -> None:
     for each in (relay, truapi, attest):
         each.add_argument("--omni", required=True)
         each.add_argument("--seconds", type=float, default=5.0, help="the time bound")
-        each.add_argument("--warmup", type=float, default=0.3, help="share of the time before RSS is taken as flat")
     args = parser.parse_args()
     result = {"relay": run_relay, "truapi": run_truapi, "attest": run_attest}[args.driver](args)
     print(json.dumps(result), flush=True)

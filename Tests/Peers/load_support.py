@@ -28,6 +28,32 @@ def fd_count(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
+def fd_targets(pid: int) -> list:
+    """What each open descriptor is (socket:[inode], pipe:[inode], a path, anon_inode:[eventpoll]…), sorted."""
+    targets = []
+    for name in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            targets.append(os.readlink(f"/proc/{pid}/fd/{name}"))
+        except OSError:
+            pass  # closed meanwhile
+    return sorted(targets)
+
+
+def socket_count(pid: int) -> int:
+    return sum(1 for target in fd_targets(pid) if target.startswith("socket:"))
+
+
+def wait_for_sockets(pid: int, expected: int, timeout: float = 10.0) -> int:
+    """The process's socket count once it is `expected` (a server closes a finished connection's socket a moment
+    after the client saw it end), or whatever it is when `timeout` passes."""
+    deadline = time.monotonic() + timeout
+    count = socket_count(pid)
+    while count != expected and time.monotonic() < deadline:
+        time.sleep(0.05)
+        count = socket_count(pid)
+    return count
+
+
 class Sampler:
     """Samples a process's RSS every `interval` seconds on a thread of its own, from start() to stop().
     `mark_warm()` says the warm-up is over: `flat()` compares the samples after it with the one taken then."""
@@ -40,6 +66,7 @@ class Sampler:
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._started = time.monotonic()
         self.fds_start = fd_count(pid)
+        self.fd_targets_start = fd_targets(pid)
         self.rss_start = rss_bytes(pid)
 
     def start(self):
@@ -70,7 +97,12 @@ class Sampler:
         after = [value for _, value in self.samples[self.warm_index or 0:]]
         return {"rss_start": self.rss_start, "rss_warm": warm, "rss_end": self.samples[-1][1],
                 "rss_peak_after_warmup": max(after), "rss_growth_after_warmup": max(after) / warm - 1,
-                "rss_samples": len(self.samples), "fds_start": self.fds_start}
+                "rss_samples": len(self.samples), "rss_trace_mib": self.trace(), "fds_start": self.fds_start}
+
+    def trace(self, points: int = 12) -> list:
+        """About `points` evenly spaced samples, in MiB: enough to see a plateau or a climb."""
+        step = max(1, -(-len(self.samples) // points))
+        return [round(value / (1 << 20), 1) for _, value in self.samples[::step]]
 
     def wait_for_fds(self, expected: int, timeout: float = 10.0) -> int:
         """The fd count once it is back to `expected` (sockets the server closes asynchronously after the
@@ -81,6 +113,19 @@ class Sampler:
             time.sleep(0.05)
             count = fd_count(self.pid)
         return count
+
+    def new_fds(self) -> list:
+        """Descriptors open now that were not at the start (by kind: sockets and pipes get new inodes)."""
+        remaining = list(self.fd_targets_start)
+        extra = []
+        for target in fd_targets(self.pid):
+            kind = target.split(":[")[0]
+            match = next((each for each in remaining if each == target or each.split(":[")[0] == kind), None)
+            if match is None:
+                extra.append(target)
+            else:
+                remaining.remove(match)
+        return extra
 
 
 class Server:
