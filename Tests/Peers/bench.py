@@ -163,6 +163,27 @@ def fmt_seconds(value: float) -> str:
     return f"{value * 1e6:.1f} µs"
 
 
+def print_load_rows(rows: list) -> None:
+    """bench_load.py's runs (issue 17): rates, RSS after the warm-up and at the end, fds, and the bar each met."""
+    print()
+    print(f"{'load (bench_load.py)':40} {'rate':>22} {'RSS warm → end (peak growth)':>30} {'fds':>9} {'errors':>7}  bar")
+    for row in rows:
+        if "sessions_per_second" in row:
+            rate = f"{row['sessions_per_second']:.0f} sess/s {row['frames_per_second']:.0f} fr/s"
+        elif "operations_per_second" in row:
+            rate = f"{row['operations_per_second']:.0f} ops/s {row['frames_per_second']:.0f} fr/s"
+        else:
+            rate = f"{row['accepted_per_second']:.1f} ok/s {row['omni_processes_per_second']:.1f} proc/s"
+        if "rss_warm" in row:
+            memory = (f"{row['rss_warm'] / (1 << 20):.1f} → {row['rss_end'] / (1 << 20):.1f} "
+                      f"({row['rss_growth_after_warmup'] * 100:+.1f} %)")
+            fds = f"{row['fds_start']} → {row['fds_end']}"
+        else:
+            memory, fds = "-", "-"
+        verdict = "met" if row["meets_bar"] else "NOT MET"
+        print(f"{row['name'][:40]:40} {rate:>22} {memory:>30} {fds:>9} {row['errors']:>7}  {verdict}: {row['target']}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--omni", required=True, help="the release omni binary")
@@ -185,6 +206,7 @@ def main() -> None:
         for row in generation_rows:
             print(json.dumps(row), flush=True)
     rows = []
+    load_rows = []
     for script in sorted(glob.glob(os.path.join(HERE, "bench_*.py"))):
         area = os.path.basename(script)[len("bench_"):-3]
         if args.only and args.only not in area:
@@ -202,6 +224,9 @@ def main() -> None:
                 continue
             if "omni_seconds" in row and "peer_seconds" in row:
                 rows.append(row)
+                print(line, flush=True)
+            elif row.get("load"):
+                load_rows.append(row)
                 print(line, flush=True)
 
     if start_rows:
@@ -221,6 +246,8 @@ def main() -> None:
             ratio = row["omni_value"] / row["peer_value"]
             print(f"{row['name'][:52]:52} {fmt_seconds(row['omni_value']):>12} {fmt_seconds(row['peer_value']):>12} "
                   f"{ratio:>9.2f}×  target {row['target']} ({row['swift_lines']} lines of Swift)")
+    if load_rows:
+        print_load_rows(load_rows)
     if not rows:
         return
     print()
