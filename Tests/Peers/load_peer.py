@@ -34,6 +34,8 @@ import logging
 import os
 import queue
 import random
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -54,11 +56,25 @@ class Tally:
         self.counts = {}
         self.errors = 0
         self.first_errors = []
+        self.phases = []
         self.lock = threading.Lock()
 
     def add(self, key: str, amount: int = 1):
         with self.lock:
             self.counts[key] = self.counts.get(key, 0) + amount
+
+    def phase(self, times: list):
+        """One session's phase boundaries (monotonic seconds), kept for the phase medians and maxima."""
+        with self.lock:
+            self.phases.append([later - earlier for earlier, later in zip(times, times[1:])])
+
+    def phase_summary(self, names: list) -> dict:
+        with self.lock:
+            columns = list(zip(*self.phases))
+        if not columns:
+            return {}
+        return {f"{name}_seconds": {"median": statistics.median(column), "max": max(column)}
+                for name, column in zip(names, columns)}
 
     def error(self, what: str):
         with self.lock:
@@ -151,6 +167,7 @@ async def http_request(port: int, method: str, path: str, body: bytes = b"", tok
 async def relay_session(port: int, templates: dict, frames: int, tally: Tally) -> bool:
     from websockets.asyncio.client import connect
 
+    phases = [time.monotonic()]
     app_pk, nonce = os.urandom(32), os.urandom(16)
     sid = hashlib.blake2b(b"iroha-connect|sid|" + NETWORK + app_pk + nonce, digest_size=32).digest()
     status, body = await http_request(port, "POST", "/v1/connect/session", json.dumps(
@@ -159,11 +176,13 @@ async def relay_session(port: int, templates: dict, frames: int, tally: Tally) -
         tally.error(f"register: HTTP {status} {body[:200]!r}")
         return False
     session = json.loads(body)
+    phases.append(time.monotonic())
     url = f"ws://127.0.0.1:{port}/v1/connect/ws?sid={b64url(sid)}&role="
     options = dict(open_timeout=10, close_timeout=10, ping_interval=None, compression=None, max_size=1 << 20)
     app = await connect(url + "app", additional_headers={"Authorization": "Bearer " + session["token_app"]}, **options)
     wallet = await connect(url + "wallet", additional_headers={"Authorization": "Bearer " + session["token_wallet"]},
                            **options)
+    phases.append(time.monotonic())
     try:
         for sequence in range(1, frames + 1):
             for sender, receiver, template in ((app, wallet, templates["ping"]), (wallet, app, templates["pong"])):
@@ -180,13 +199,17 @@ async def relay_session(port: int, templates: dict, frames: int, tally: Tally) -
                     return False
                 tally.add("frames_relayed")
     finally:
+        phases.append(time.monotonic())
         await app.close()
         await wallet.close()
+    phases.append(time.monotonic())
     status, body = await http_request(port, "DELETE", f"/v1/connect/session/{b64url(sid)}",
                                       token=session["token_management"])
     if status != 204:
         tally.error(f"delete: HTTP {status} {body[:200]!r}")
         return False
+    phases.append(time.monotonic())
+    tally.phase(phases)
     return True
 
 
@@ -250,7 +273,8 @@ def run_relay(args) -> dict:
             "sessions_per_second": tally.counts.get("sessions", 0) / elapsed,
             "frames_per_second": tally.counts.get("frames_relayed", 0) / elapsed,
             "lost_frames": tally.counts.get("frames_sent", 0) - tally.counts.get("frames_relayed", 0),
-            "terminated_sessions": len(terminated), **sampler.summary(), "fds_end": fds_end, "new_fds": new_fds, "exit_status": status}
+            "terminated_sessions": len(terminated),
+            "phases": tally.phase_summary(["register", "attach", "frames", "close", "delete"]), **sampler.summary(), "fds_end": fds_end, "new_fds": new_fds, "exit_status": status}
 
 
 # MARK: - TrUAPI bridge

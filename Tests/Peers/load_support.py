@@ -39,6 +39,13 @@ def fd_targets(pid: int) -> list:
     return sorted(targets)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the process has used (/proc/PID/stat fields 14 and 15)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def socket_count(pid: int) -> int:
     return sum(1 for target in fd_targets(pid) if target.startswith("socket:"))
 
@@ -68,6 +75,7 @@ class Sampler:
         self.fds_start = fd_count(pid)
         self.fd_targets_start = fd_targets(pid)
         self.rss_start = rss_bytes(pid)
+        self.cpu_start = cpu_seconds(pid)
 
     def start(self):
         self._thread.start()
@@ -91,13 +99,14 @@ class Sampler:
         self._stop.set()
         self._thread.join()
         self.sample()
+        self.cpu_used = cpu_seconds(self.pid) - self.cpu_start
 
     def summary(self) -> dict:
         warm = self.samples[self.warm_index][1] if self.warm_index is not None else self.samples[0][1]
         after = [value for _, value in self.samples[self.warm_index or 0:]]
         return {"rss_start": self.rss_start, "rss_warm": warm, "rss_end": self.samples[-1][1],
                 "rss_peak_after_warmup": max(after), "rss_growth_after_warmup": max(after) / warm - 1,
-                "rss_samples": len(self.samples), "rss_trace_mib": self.trace(), "fds_start": self.fds_start}
+                "server_cpu_seconds": getattr(self, "cpu_used", None), "rss_samples": len(self.samples), "rss_trace_mib": self.trace(), "fds_start": self.fds_start}
 
     def trace(self, points: int = 12) -> list:
         """About `points` evenly spaced samples, in MiB: enough to see a plateau or a climb."""
