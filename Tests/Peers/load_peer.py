@@ -408,6 +408,7 @@ def run_truapi(args) -> dict:
 
 def run_attest(args) -> dict:
     import attest_peer
+    import cbor2
 
     work = tempfile.mkdtemp(prefix="omni-load-attest-")
     env = omni_environment(work)
@@ -432,9 +433,11 @@ def run_attest(args) -> dict:
         body = json.dumps({"platform": "ios", "iosKeyId": line["key_id"], "iosAttestationObject": line["attestation_b64"],
                            "nonce": b64url(enroll_challenge)})
         evidence = json.dumps({"iosAttestation": {"assertion": line["assertion_b64"], "keyId": line["key_id"]}})
+        # The signed counter: authenticatorData bytes 33..36 (big-endian), after the RP id hash and the flags.
+        counter = int.from_bytes(cbor2.loads(base64.b64decode(line["assertion_b64"]))["authenticatorData"][33:37], "big")
         keys.append({"index": index, "app_id": line["app_id"], "root": line["root_pem"], "body": body,
                      "evidence": evidence, "challenge": base64.b64encode(assert_challenge).decode(),
-                     "client_data": line["client_data_b64"], "key_id": line["key_id"]})
+                     "client_data": line["client_data_b64"], "key_id": line["key_id"], "counter": counter})
     root = os.path.join(work, "root.pem")
     with open(root, "w") as text:
         text.write(keys[0]["root"] if keys else "")
@@ -451,7 +454,7 @@ def run_attest(args) -> dict:
     jobs = queue.LifoQueue()
     outcomes = {}  # (kind, index) -> [reason, …]
     outcomes_lock = threading.Lock()
-    enrolled = set()
+    accepted_jobs = set()  # (kind, index) accepted at least once
     for key in reversed(keys):
         jobs.put(("enroll", key["index"]))
         jobs.put(("enroll", key["index"]))
@@ -468,9 +471,9 @@ def run_attest(args) -> dict:
             reason = f"unparseable (status {result.returncode}): {result.stderr.strip()[:200]}"
         with outcomes_lock:
             outcomes.setdefault((kind, index), []).append(reason)
-            first_ok = reason == "ok" and (kind, index) not in enrolled
+            first_ok = reason == "ok" and (kind, index) not in accepted_jobs
             if first_ok:
-                enrolled.add((kind, index))
+                accepted_jobs.add((kind, index))
         tally.add(f"{kind}_processes")
         tally.add(f"{kind}_reason_{reason}" if reason and len(reason) < 40 else f"{kind}_reason_other")
         if (result.returncode == 0) != (reason == "ok"):
@@ -529,10 +532,13 @@ def run_attest(args) -> dict:
     listing = json.loads(omni(["keys", "list", "--output", "json"]).stdout or "{}").get("keys", [])
     counters = {entry.get("key_id"): entry.get("counter") for entry in listing}
     for key in keys:
-        if ("verify", key["index"]) in enrolled and counters.get(key["key_id"]) in (None, 0):
-            tally.error(f"key {key['index']}: verified, but the store's counter is {counters.get(key['key_id'])}")
+        verified = ("verify", key["index"]) in accepted_jobs
+        expected = key["counter"] if verified else 0
+        if ("enroll", key["index"]) in accepted_jobs and counters.get(key["key_id"]) != expected:
+            tally.error(f"key {key['index']}: the store's counter is {counters.get(key['key_id'])}, not {expected}")
     if len(listing) != accepted["enroll"]:
         tally.error(f"{len(listing)} keys in the store, {accepted['enroll']} enrollments accepted")
+    shutil.rmtree(work, ignore_errors=True)
     processes = sum(value for name, value in tally.counts.items() if name.endswith("_processes"))
     return {"driver": "attest", "processes": args.processes, "keys": len(keys), "seconds": elapsed, **tally.counts,
             "accepted_enrollments": accepted["enroll"], "accepted_verifications": accepted["verify"],

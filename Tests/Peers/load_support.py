@@ -4,6 +4,7 @@ memory (/proc/PID/status VmRSS) and open file descriptors (/proc/PID/fd) while l
 Nothing here judges figures; the drivers report them and the tests (or bench_load.py) decide."""
 import json
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -177,4 +178,5 @@ class Server:
             status = self.process.wait()
         for reader in self._readers:
             reader.join(5)
+        shutil.rmtree(self.home, ignore_errors=True)
         return status
