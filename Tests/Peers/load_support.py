@@ -2,6 +2,7 @@
 memory (/proc/PID/status VmRSS) and open file descriptors (/proc/PID/fd) while load runs.
 
 Nothing here judges figures; the drivers report them and the tests (or bench_load.py) decide."""
+import atexit
 import json
 import os
 import shutil
@@ -150,6 +151,8 @@ class Server:
         if not line:
             raise SystemExit(f"omni {' '.join(arguments[:2])} did not start: {self.process.stderr.read()}")
         self.ready = json.loads(line)
+        # A driver that fails half-way must not leave the server running.
+        atexit.register(self._kill_if_running)
         self.events = []
         self.stderr = []
         self._readers = [threading.Thread(target=self._read_events, daemon=True),
@@ -163,6 +166,12 @@ class Server:
                 self.events.append(json.loads(line))
             except json.JSONDecodeError:
                 self.events.append({"unparsed": line})
+
+    def _kill_if_running(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        shutil.rmtree(self.home, ignore_errors=True)
 
     @property
     def pid(self) -> int:
