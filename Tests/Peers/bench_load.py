@@ -34,7 +34,8 @@ def server_row(name: str, report: dict, rates: dict, extra_ok: bool) -> dict:
             "rss_end": report["rss_end"], "rss_peak_after_warmup": report["rss_peak_after_warmup"],
             "rss_growth_after_warmup": report["rss_growth_after_warmup"], "rss_trace_mib": report["rss_trace_mib"],
             "fds_start": report["fds_start"], "fds_end": report["fds_end"], "new_fds": report["new_fds"],
-            "exit_status": report["exit_status"], "meets_bar": ok,
+            "exit_status": report["exit_status"], "server_cpu_seconds": report["server_cpu_seconds"],
+            **({"phases": report["phases"]} if "phases" in report else {}), "meets_bar": ok,
             "target": "no error or lost frame, RSS within 10 % after warm-up, fds back"}
 
 

@@ -195,7 +195,7 @@ async def relay_session(port: int, templates: dict, frames: int, tally: Tally) -
                     tally.error(f"frame {sequence} of {b64url(sid)} lost: {error!r}")
                     return False
                 if received != frame:
-                    tally.error(f"frame {sequence} of {b64url(sid)} differs: {bytes(received).hex()}")
+                    tally.error(f"frame {sequence} of {b64url(sid)} differs: {bytes(received).hex()[:160]}")
                     return False
                 tally.add("frames_relayed")
     finally:
