@@ -297,6 +297,7 @@ HANDSHAKE, THEME_START = 0, 104  # system_handshake request; theme_subscribe sta
 
 async def truapi_connection(url: str, operations: int, deadline: float, budget, tally: Tally) -> None:
     from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
 
     async with connect(url, open_timeout=10, close_timeout=10, ping_interval=None, compression=None,
                        max_size=8 << 20) as socket:
@@ -305,6 +306,11 @@ async def truapi_connection(url: str, operations: int, deadline: float, budget, 
         async def answer(what: str):
             try:
                 return bytes(await asyncio.wait_for(socket.recv(), 20))
+            except ConnectionClosed as error:
+                if error.rcvd is not None and error.rcvd.code == 1013:
+                    raise  # refused at the limit after the upgrade: the caller counts and retries it
+                tally.error(f"{what}: closed: {error!r}")
+                return None
             except Exception as error:
                 tally.error(f"{what}: no answer: {error!r}")
                 return None
@@ -337,7 +343,7 @@ async def truapi_connection(url: str, operations: int, deadline: float, budget, 
 
 
 def run_truapi(args) -> dict:
-    from websockets.exceptions import InvalidStatus
+    from websockets.exceptions import ConnectionClosed, InvalidStatus
 
     bridge = Server(args.omni, ["truapi", "bridge", "--product-id", "load.dot", "--ephemeral", "--output", "jsonl",
                                 "--listen", "127.0.0.1:0"])
@@ -373,11 +379,14 @@ def run_truapi(args) -> dict:
                 try:
                     await truapi_connection(url, args.operations_per_connection, deadline, budget, tally)
                     refusals_in_a_row = 0
-                except InvalidStatus as error:
+                except (InvalidStatus, ConnectionClosed) as error:
                     # The bridge releases a connection's slot a moment after the client saw the close handshake
-                    # end, so a replacement opened at once may find all 32 still taken: counted, retried shortly.
+                    # end, so a replacement opened at once may find all 32 still taken — refused with 503 at the
+                    # gate, or closed with 1013 right after the upgrade: counted, retried shortly.
+                    at_limit = (error.response.status_code == 503 if isinstance(error, InvalidStatus)
+                                else error.rcvd is not None and error.rcvd.code == 1013)
                     refusals_in_a_row += 1
-                    if error.response.status_code != 503 or refusals_in_a_row > 20:
+                    if not at_limit or refusals_in_a_row > 20:
                         tally.error(f"connection refused: {error!r}")
                         return
                     tally.add("limit_refusals")
