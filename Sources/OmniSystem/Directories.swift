@@ -23,11 +23,5 @@ public struct Directories: Sendable {
     /// `$XDG_STATE_HOME/omni`, else `~/.local/state/omni`.
     public var state: String { base("XDG_STATE_HOME", default: ".local/state") + "/omni" }
 
-    /// `$XDG_RUNTIME_DIR/omni` (per user, private, emptied at logout), else `~/.local/state/omni/run`.
-    public var runtime: String {
-        if let dir = environment["XDG_RUNTIME_DIR"], dir.hasPrefix("/") { return dir + "/omni" }
-        return state + "/run"
-    }
-
     public var configFile: String { config + "/config.toml" }
 }

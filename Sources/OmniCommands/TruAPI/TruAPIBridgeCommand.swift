@@ -447,7 +447,7 @@ enum TruAPIBridgeCommand {
                                                 + (hostURL.map { "\nhost page: " + $0 } ?? "")))
         context.resumePendingNotifications()
         if let hostURL {
-            let file = try HostPageLauncher.write(hostURL: hostURL, directory: Directories(environment: invocation.environment).runtime + "/truapi")
+            let file = try HostPageLauncher.write(hostURL: hostURL, directory: HostPageLauncher.directory(invocation.environment))
             launcher.withLock { $0 = file }
             openHostPage(file, program: openerWords ?? ["xdg-open"], invocation: invocation, emit: emit)
         }

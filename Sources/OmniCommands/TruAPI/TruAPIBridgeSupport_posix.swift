@@ -130,6 +130,12 @@ final class HostPageLauncher: Sendable {
 
     private init(path: String) { self.path = path }
 
+    /// `$XDG_RUNTIME_DIR/omni/truapi` (per user, private, emptied at logout), else under the state directory.
+    static func directory(_ environment: [String: String]) -> String {
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/omni/truapi" }
+        return Directories(environment: environment).state + "/run/truapi"
+    }
+
     static func write(hostURL: String, directory: String) throws -> HostPageLauncher {
         let path = directory + "/truapi-open-" + String(TruAPIBridge.makeToken().prefix(16)) + ".html"
         do throws(SystemError) {
