@@ -60,8 +60,10 @@ public struct TruAPIProductPage: Sendable, Equatable {
 ///   `onmessageerror` when the socket fails or closes), then dispatches `truapi-native-ready`.
 /// - `GET /host?t=TOKEN&url=PRODUCT[&opaque=1]`: an iframe host page. It embeds the product, answers each
 ///   `truapi-ready` from that frame (its origin, or `null` as Firefox and opaque sandboxes report it) with
-///   `truapi-init` carrying a fresh `MessagePort`, and relays that port to a new bridge WebSocket, binary both ways.
-///   Messages from any other window are ignored and counted.
+///   `truapi-init` carrying a fresh `MessagePort`, and relays that port to a new bridge WebSocket, binary both ways;
+///   when the bridge closes the socket it closes the port (the product's end gets `close`). Raw `Uint8Array` window
+///   messages from that frame (legacy Nova/dot.li hosts, reference §2) are relayed too, over one more socket, the
+///   answers posted back to the frame's window. Messages from any other window are ignored and counted.
 ///
 /// Both are token-gated like the WebSocket (HTTP 401 `invalid token`, logged), `Cache-Control: no-store`, and carry
 /// the token only in a response to a request that already had it. The page's script and style are allowed by hash
@@ -201,9 +203,10 @@ public enum TruAPIBrowserGlue {
           const frame = document.getElementById("product");
           const status = document.getElementById("status");
           // What the page did, for people (the status line) and for tests (window.__omniTruapiHost).
-          const report = { answered: 0, framesToBridge: 0, framesToProduct: 0, ignored: [] };
+          const report = { answered: 0, rawFrames: 0, framesToBridge: 0, framesToProduct: 0, closed: 0, ignored: [] };
           window.__omniTruapiHost = report;
-          let current = null;
+          // The truapi-init port's relay, and the relay of raw window.postMessage frames (legacy Nova/dot.li hosts).
+          let current = null, legacy = null;
 
           function show(text, kind) {
             status.textContent = text;
@@ -212,32 +215,35 @@ public enum TruAPIBrowserGlue {
           function ignore(why) {
             if (report.ignored.length < 100) report.ignored.push(why);
           }
+          function binary(data) {
+            return data instanceof Uint8Array ? data
+              : data instanceof ArrayBuffer ? new Uint8Array(data)
+              : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : null;
+          }
 
-          // One bridge connection per truapi-init: a product that loads again is a new runtime, as on the bridge.
-          function connect() {
-            if (current) current.end();
-            const channel = new MessageChannel();
-            const port = channel.port1;
+          // One bridge WebSocket carrying one product runtime: `toProduct` delivers the bridge's frames, `closed`
+          // tells the product the bridge went away (or that this relay was replaced).
+          function relay(toProduct, closed) {
             const socket = new WebSocket("ws://" + location.host + config.socket_path);
             socket.binaryType = "arraybuffer";
             let pending = [], ended = false;
+            function finish() {
+              if (ended) return;
+              ended = true;
+              pending = [];
+              closed();
+            }
             const connection = {
+              get ended() { return ended; },
+              send(bytes) {
+                if (ended) return;
+                report.framesToBridge++;
+                if (socket.readyState === WebSocket.OPEN) socket.send(bytes); else pending.push(bytes.slice());
+              },
               end() {
-                ended = true;
-                pending = [];
-                port.close();
+                finish();
                 socket.close(1000);
               }
-            };
-            port.onmessage = (event) => {
-              const data = event.data;
-              const bytes = data instanceof Uint8Array ? data
-                : data instanceof ArrayBuffer ? new Uint8Array(data)
-                : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : null;
-              if (!bytes) { ignore("a message from the product that is not binary"); return; }
-              if (ended) return;
-              report.framesToBridge++;
-              if (socket.readyState === WebSocket.OPEN) socket.send(bytes); else pending.push(bytes.slice());
             };
             socket.onopen = () => {
               show("connected to the bridge", "ok");
@@ -248,25 +254,53 @@ public enum TruAPIBrowserGlue {
             socket.onmessage = (event) => {
               if (ended || !(event.data instanceof ArrayBuffer)) return;
               report.framesToProduct++;
-              const bytes = new Uint8Array(event.data);
-              port.postMessage(bytes, [bytes.buffer]);
+              toProduct(new Uint8Array(event.data));
             };
             socket.onclose = (event) => {
-              if (current === connection) {
-                show("the bridge connection closed (" + event.code + (event.reason ? " " + event.reason : "") + ")", "error");
-              }
-              ended = true;
-              port.close();
+              if (ended) return;
+              report.closed++;
+              show("the bridge connection closed (" + event.code + (event.reason ? " " + event.reason : "") + ")", "error");
+              finish();
+            };
+            return connection;
+          }
+
+          // One bridge connection per truapi-init: a product that loads again is a new runtime, as on the bridge.
+          // When the bridge goes away the port is closed, which fires "close" on the product's end of the channel.
+          function connect() {
+            if (current) current.end();
+            const channel = new MessageChannel();
+            const port = channel.port1;
+            const connection = relay((bytes) => port.postMessage(bytes, [bytes.buffer]), () => port.close());
+            port.onmessage = (event) => {
+              const bytes = binary(event.data);
+              if (!bytes) { ignore("a message from the product that is not binary"); return; }
+              connection.send(bytes);
             };
             current = connection;
             return channel.port2;
           }
 
+          // Legacy hosts carry the same frames as raw Uint8Array window messages: the product posts to its parent and
+          // gets the answers posted to its window. One connection for the page's life: a window message does not
+          // say which document of the frame sent it.
+          function relayRaw(bytes, origin) {
+            report.rawFrames++;
+            // An opaque origin cannot be named as a target; the answers go to the product frame's window only.
+            const target = origin === "null" ? "*" : config.origin;
+            if (!legacy || legacy.ended) {
+              legacy = relay((answer) => frame.contentWindow.postMessage(answer, target, [answer.buffer]), () => {});
+            }
+            legacy.send(bytes.slice());
+          }
+
           window.addEventListener("message", (event) => {
             const data = event.data;
             const announces = data !== null && typeof data === "object" && data.type === "truapi-ready";
+            const raw = binary(data);
             if (event.source === null || event.source !== frame.contentWindow) {
               if (announces) ignore("truapi-ready from a window that is not the product frame");
+              if (raw) ignore("a raw frame from a window that is not the product frame");
               return;
             }
             // The product's origin, or the opaque "null" that Firefox and sandboxes without allow-same-origin report.
@@ -274,13 +308,10 @@ public enum TruAPIBrowserGlue {
               ignore("a message from the product frame on origin " + event.origin);
               return;
             }
-            if (!announces) {
-              if (data instanceof Uint8Array) ignore("a raw frame posted to the window (legacy host API): use the MessagePort");
-              return;
-            }
+            if (raw) { relayRaw(raw, event.origin); return; }
+            if (!announces) return;
             report.answered++;
             show("connecting to the bridge…", "");
-            // An opaque origin cannot be named as a target; the frame was checked to be the product's.
             frame.contentWindow.postMessage({ type: "truapi-init" }, event.origin === "null" ? "*" : config.origin, [connect()]);
           });
           show("waiting for the product's truapi-ready…", "");
@@ -324,6 +355,22 @@ public enum TruAPIBrowserGlue {
             ("X-Content-Type-Options", "nosniff"),
             ("X-Frame-Options", "DENY"),
         ]
+    }
+
+    // MARK: - --open's launcher
+
+    /// A local page that replaces itself with `hostURL` (which has the token): `--open` writes it to a private file
+    /// and hands the opener the file's path, since an opener's argv is visible to every user in `ps`. No referrer,
+    /// so the host page's request does not name the file.
+    public static func launcherPage(hostURL: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><meta name="referrer" content="no-referrer">
+        <title>omni TrUAPI host</title>
+        <script>location.replace(\(scriptSafeJSON(.string(hostURL))));</script>
+        </head><body><p>Opening the omni TrUAPI host page…</p></body></html>
+
+        """
     }
 
     // MARK: - Routes

@@ -1,8 +1,11 @@
 // The test product: finds its host the two ways released @parity/truapi does (truapi.md §9) — the webview shim's
 // window.__HOST_API_PORT__ (after loading the bridge's /bootstrap.js), or the iframe protocol (post truapi-ready to
 // the parent, take the MessagePort of its truapi-init) — runs TruAPITestClient over it, shows the results and POSTs
-// them to /report on the site that served it. Options come from the query: mode=bootstrap|iframe,
-// bootstrap=<URL of /bootstrap.js>, impostor=1 (a nested frame first posts its own truapi-ready to the top window).
+// them to /report on the site that served it. mode=legacy is a legacy Nova/dot.li-style product instead: raw
+// Uint8Array window messages to its parent, answers posted to its window. Options come from the query:
+// mode=bootstrap|iframe|legacy, bootstrap=<URL of /bootstrap.js>, impostor=1 (a nested frame first posts its own
+// truapi-ready and a raw frame to the top window), watch=1 (after the results, POST a second report {mode, ended}
+// once the transport says the host went away: the port's messageerror or close).
 "use strict";
 (() => {
   const params = new URLSearchParams(location.search);
@@ -106,6 +109,35 @@
     });
   }
 
+  // A port over raw window messages, as legacy iframe hosts speak: frames to the parent, answers from it.
+  async function legacyPort() {
+    await waitForImpostor();
+    const origin = hostOrigin();
+    report.details.host_origin = origin;
+    report.details.own_origin = window.origin;
+    const port = { onmessage: null, postMessage: (frame) => window.parent.postMessage(frame, origin) };
+    window.addEventListener("message", (event) => {
+      if (event.source !== window.parent || !(event.data instanceof Uint8Array)) return;
+      if (origin !== "*" && event.origin !== origin) return;
+      if (typeof port.onmessage === "function") port.onmessage({ data: event.data });
+    });
+    return port;
+  }
+
+  // The second report, once: how the transport told the product that the host went away.
+  function watchForTheEnd(port) {
+    if (params.get("watch") !== "1") return;
+    let told = false;
+    const ended = (how) => {
+      if (told) return;
+      told = true;
+      show("the host went away (" + how + ")", "error");
+      send({ mode, ended: how });
+    };
+    port.onmessageerror = () => ended("messageerror");
+    if (typeof port.addEventListener === "function") port.addEventListener("close", () => ended("close"));
+  }
+
   async function main() {
     let port;
     if (mode === "bootstrap") {
@@ -114,12 +146,16 @@
     } else if (mode === "iframe") {
       port = await iframePort();
       report.transport = "truapi-init MessagePort";
+    } else if (mode === "legacy") {
+      port = await legacyPort();
+      report.transport = "raw window.postMessage";
     } else {
       throw new Error("unknown mode " + mode);
     }
     show("connected through " + report.transport + "; talking to the host…");
     const value = [0xde, 0xad, 0xbe, 0xef, 0x00, 0xff, ...new TextEncoder().encode("omni ✓")];
     report.results = await TruAPITestClient.run(port, { key: "omni-browser-test", value, trace });
+    watchForTheEnd(port);
     row("transport", report.transport);
     row("system_handshake", report.results.handshake);
     row("local_storage_write", report.results.write);

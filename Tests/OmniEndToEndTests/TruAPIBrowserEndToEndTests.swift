@@ -87,16 +87,31 @@ struct TruAPIBrowserEndToEndTests {
         #expect(results["problems"] == .array([]), "every frame the page got was one it waited for")
     }
 
-    /// A stand-in for xdg-open that records the URL it was given (the test then hands it to Chromium).
+    /// A stand-in for xdg-open that records its whole argv, one argument a line (the test then hands it to Chromium).
     static func standInOpener(in directory: URL) throws -> (bin: URL, opened: URL) {
         let bin = directory.appendingPathComponent("bin")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         let opened = directory.appendingPathComponent("opened-url")
         let opener = bin.appendingPathComponent("xdg-open")
-        try "#!/bin/sh\nprintf '%s\\n' \"$1\" > '\(opened.path).tmp' && mv '\(opened.path).tmp' '\(opened.path)'\n"
+        try "#!/bin/sh\nprintf '%s\\n' \"$0\" \"$@\" > '\(opened.path).tmp' && mv '\(opened.path).tmp' '\(opened.path)'\n"
             .write(to: opener, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: opener.path)
         return (bin, opened)
+    }
+
+    /// What `--open` gave the opener: its only argument, the launcher file, checked to keep the token out of argv
+    /// (readable by every user in `ps`) and to be private; the caller hands it to Chromium, which follows it.
+    static func launcherFile(_ opened: URL, bridge: BridgeProcess, launched: JSONValue) throws -> String {
+        let argv = try String(contentsOf: opened, encoding: .utf8).split(separator: "\n").map(String.init)
+        let token = try #require(bridge.url.split(separator: "=").last.map(String.init))
+        #expect(argv.count == 2, "the program and one argument: \(argv)")
+        #expect(!argv.contains { $0.contains(token) }, "no token on the opener's argv")
+        let file = try #require(argv.last)
+        #expect(file.hasSuffix(".html") && launched["launcher"]?.stringValue == file)
+        let attributes = try FileManager.default.attributesOfItem(atPath: file)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "only the user reads the token in it")
+        #expect(try String(contentsOfFile: file, encoding: .utf8).contains("location.replace("))
+        return file
     }
 
     /// The stored value as `omni truapi call` reads it back through the bridge: the browser's write reached its state.
@@ -145,19 +160,21 @@ struct TruAPIBrowserEndToEndTests {
         let product = site.page("truapi-product.html", [("mode", "iframe"), ("impostor", "1")])
         let bridge = try BridgeProcess(["--product-id", "browser.test", "--ephemeral", "--theme", "custom:omni-test:light", "--open", product,
                                         "--allow-origin", "http://localhost:1"],
-                                       environment: ["PATH": bin.path + ":/usr/bin:/bin"])
+                                       environment: ["PATH": bin.path + ":/usr/bin:/bin", "XDG_RUNTIME_DIR": directory.path])
         defer { _ = try? bridge.stop() }
         let hostURL = try #require(bridge.ready["host_url"]?.stringValue)
         #expect(hostURL.hasPrefix("http://127.0.0.1:\(bridge.port)/host?t=") && hostURL.hasSuffix("&url=" + PercentEncoding.encode(product)))
         let launched = try bridge.event("host_page_open")
         #expect(launched["opened"] == true && launched["program"] == "xdg-open")
         #expect(!launched.serialized().contains("?t="), "the event never has the URL with the token")
-        #expect(try String(contentsOf: opened, encoding: .utf8) == hostURL + "\n", "xdg-open got the host page")
+        let launcher = try Self.launcherFile(opened, bridge: bridge, launched: launched)
+        #expect(launcher.hasPrefix(directory.path + "/omni/truapi/"), "in $XDG_RUNTIME_DIR")
 
-        let browser = try HeadlessBrowser(hostURL)
+        let browser = try HeadlessBrowser(launcher)
         defer { browser.stop() }
         let report = try site.report { $0["mode"] == "iframe" }
         Self.expectResults(report, theme: "omni-test")
+        #expect(!FileManager.default.fileExists(atPath: launcher), "removed once the host page was served")
         let bridgeOrigin = "http://127.0.0.1:\(bridge.port)"
         let details = report["details"] ?? .null
         #expect(report["transport"] == "truapi-init MessagePort")
@@ -169,6 +186,8 @@ struct TruAPIBrowserEndToEndTests {
         let counts = try JSONValue.parse(Array((host.stringValue ?? "").utf8))
         #expect(counts["answered"] == 1, "only the product frame's truapi-ready is answered: \(counts.serialized())")
         #expect(counts["ignored"]?.arrayValue?.contains("truapi-ready from a window that is not the product frame") == true)
+        #expect(counts["ignored"]?.arrayValue?.contains("a raw frame from a window that is not the product frame") == true)
+        #expect(counts["rawFrames"] == 0)
         #expect(counts["framesToBridge"] == 6 && counts["framesToProduct"] == 5, "4 requests, a start and a stop; 4 responses and an item")
         let status = try browser.evaluate("document.getElementById('status').textContent", inPage: "/host?")
         #expect(status == "connected to the bridge")
@@ -194,10 +213,10 @@ struct TruAPIBrowserEndToEndTests {
         defer { _ = try? bridge.stop() }
         let launched = try bridge.event("host_page_open")
         #expect(launched["opened"] == true && launched["program"]?.stringValue?.hasSuffix("/bin/xdg-open") == true)
-        let hostURL = try String(contentsOf: opened, encoding: .utf8).trimmingCharacters(in: .newlines)
-        #expect(hostURL == bridge.ready["host_url"]?.stringValue && hostURL.hasSuffix("&opaque=1"))
+        #expect(bridge.ready["host_url"]?.stringValue?.hasSuffix("&opaque=1") == true)
+        let launcher = try Self.launcherFile(opened, bridge: bridge, launched: launched)
 
-        let browser = try HeadlessBrowser(hostURL)
+        let browser = try HeadlessBrowser(launcher)
         defer { browser.stop() }
         let report = try site.report { $0["mode"] == "iframe" }
         Self.expectResults(report, theme: "omni-test")
@@ -248,6 +267,8 @@ struct TruAPIBrowserOptionsEndToEndTests {
         defer { _ = try? bridge.stop() }
         let launched = try bridge.event("host_page_open")
         #expect(launched["opened"] == false && launched["problem"]?.stringValue?.contains("cannot run xdg-open") == true)
+        let launcher = try #require(launched["launcher"]?.stringValue)
+        #expect(!FileManager.default.fileExists(atPath: launcher), "nothing will load it: removed at once")
         try bridge.waitForStderr("open host_url from the ready line in a browser")
         let hostURL = try #require(bridge.ready["host_url"]?.stringValue)
         #expect(!bridge.stderrText.contains(hostURL), "the URL with the token stays in the ready line")

@@ -205,7 +205,7 @@ enum TruAPIBridgeCommand {
     static let notify = Flag("notify", help: "Also show notifications with notify-send.", group: "Host")
     // Browser
     static let open = Option<String>("open", valueName: "URL",
-                                     help: "Once listening, open the host page embedding this product page (http or https) with --opener or xdg-open.",
+                                     help: "Once listening, open the host page embedding this product page (http or https) with --opener or xdg-open, through a private launcher file (the token stays off argv).",
                                      group: "Browser")
     static let opaque = Flag("opaque", help: "With --open: embed the product in a sandbox without its own origin (its messages come from origin null).",
                              group: "Browser")
@@ -352,7 +352,10 @@ enum TruAPIBridgeCommand {
             return try TruAPITrace(path: path)
         }
 
+        let launcher = Mutex<HostPageLauncher?>(nil)
         let emit: @Sendable (TruAPIBridgeEvent) -> Void = { event in
+            // A browser followed the launcher (or host_url): the file with the token has done its work.
+            if event.name == "page_served", event["path"]?.stringValue == "/host" { launcher.withLock { $0 }?.remove() }
             invocation.emitItem(TruAPIEventLine(event))
             if event.name == "permission", event["source"]?.stringValue == "auto_accept" {
                 // Only what was approved (the card: kind, product, account, size), never request contents.
@@ -443,7 +446,11 @@ enum TruAPIBridgeCommand {
         invocation.emitItem(TruAPIEventLine(json: .object(ready), summary: "TrUAPI bridge for \(product.value)\(signer) listening on \(url)"
                                                 + (hostURL.map { "\nhost page: " + $0 } ?? "")))
         context.resumePendingNotifications()
-        if let hostURL { openHostPage(hostURL, program: openerWords ?? ["xdg-open"], invocation: invocation, emit: emit) }
+        if let hostURL {
+            let file = try HostPageLauncher.write(hostURL: hostURL, directory: HostPageLauncher.directory(invocation.environment))
+            launcher.withLock { $0 = file }
+            openHostPage(file, program: openerWords ?? ["xdg-open"], invocation: invocation, emit: emit)
+        }
 
         let hangup = themeSource.map { file in
             HangupSignal {
@@ -453,17 +460,21 @@ enum TruAPIBridgeCommand {
             }
         }
         server.waitUntilStopped()
+        launcher.withLock { $0 }?.remove()
         hangup?.cancel()
         context.close()
         return .output(TruAPIEventLine(json: .object(["event": "stopped"]), summary: "bridge stopped"))
     }
 
-    /// `--open`: starts the opener on the host page without waiting for the browser; the outcome is an event (never
-    /// with the URL, which has the token), and a failure also says where the URL is.
-    static func openHostPage(_ url: String, program: [String], invocation: Invocation, emit: @escaping @Sendable (TruAPIBridgeEvent) -> Void) {
+    /// `--open`: starts the opener on the launcher file without waiting for the browser; the outcome is an event
+    /// (never with the URL, which has the token), and a failure also says where the URL is.
+    static func openHostPage(_ launcher: HostPageLauncher, program: [String], invocation: Invocation,
+                             emit: @escaping @Sendable (TruAPIBridgeEvent) -> Void) {
         Task {
-            let problem = await TruAPIHelperProcess.run(program + [url], timeout: 10)
-            var fields: [(String, JSONValue)] = [("program", .string(program[0])), ("opened", .bool(problem == nil))]
+            let problem = await TruAPIHelperProcess.run(program + [launcher.path], timeout: 10)
+            if problem != nil { launcher.remove() }
+            var fields: [(String, JSONValue)] = [("program", .string(program[0])), ("opened", .bool(problem == nil)),
+                                                 ("launcher", .string(launcher.path))]
             if let problem { fields.append(("problem", .string(problem))) }
             emit(TruAPIBridgeEvent("host_page_open", fields, summary: problem.map { "--open: \($0)" } ?? "opened the host page with \(program[0])"))
             if let problem { invocation.warn("--open: \(problem); open host_url from the ready line in a browser") }

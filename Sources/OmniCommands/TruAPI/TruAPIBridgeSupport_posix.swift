@@ -120,6 +120,39 @@ enum TruAPIHelperProcess {
     }
 }
 
+/// `--open`'s launcher file: a 0600 page in the runtime directory that replaces itself with the host page, so the
+/// opener's argv (readable by every user through `ps` and /proc) names a file, never the URL with the token. It is
+/// removed once a browser fetched the host page, when the opener fails, or when the bridge stops; a SIGKILL leaves
+/// it behind, private, in a directory the session clears.
+final class HostPageLauncher: Sendable {
+    let path: String
+    private let removed = OnceFlag()
+
+    private init(path: String) { self.path = path }
+
+    /// `$XDG_RUNTIME_DIR/omni/truapi` (per user, private, emptied at logout), else under the state directory.
+    static func directory(_ environment: [String: String]) -> String {
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/omni/truapi" }
+        return Directories(environment: environment).state + "/run/truapi"
+    }
+
+    static func write(hostURL: String, directory: String) throws -> HostPageLauncher {
+        let path = directory + "/truapi-open-" + String(TruAPIBridge.makeToken().prefix(16)) + ".html"
+        do throws(SystemError) {
+            try AtomicFile.makeDirectories(directory, mode: 0o700)
+            try AtomicFile.write(TruAPIBrowserGlue.launcherPage(hostURL: hostURL), to: path, mode: 0o600)
+        } catch {
+            throw TruAPIError(.configuration, "--open: cannot write the launcher page \(path): \(error.message)")
+        }
+        return HostPageLauncher(path: path)
+    }
+
+    func remove() {
+        guard removed.first() else { return }
+        try? LocalFile.remove(path)
+    }
+}
+
 /// SIGHUP as an event (`--theme-file` is re-read on it), instead of its default of ending the process.
 final class HangupSignal: @unchecked Sendable {
     private let source: DispatchSourceSignal

@@ -164,12 +164,20 @@ public enum TruAPICommands {
             document.referrer. The page's Content-Security-Policy allows its own script and style by hash,
             connections to its own origin and frames of the product's origin only; the page cannot be framed. A
             product on the bridge's own origin is refused (400). With --allow-origin, the page's socket (Origin =
-            the bridge's own loopback address) is still admitted.
+            the bridge's own loopback address) is still admitted. When the bridge closes a connection (it stopped),
+            the page closes that MessagePort, so the product's end gets a 'close' event, and says so in its status.
 
-            --open URL starts the host page for URL with --opener, or xdg-open, once the bridge listens; the event
-            host_page_open says whether that worked (never with the URL). Without an opener it says so on stderr:
-            open host_url from the ready line. Note that the opener's command line shows the URL, token included, to
-            other users of this machine while it runs.
+            Legacy products (Nova/dot.li iframe hosts) post raw Uint8Array frames to their parent window instead of
+            using a port: the page relays those too, under the same window and origin rules, over one more
+            connection, and posts the answers to the product frame's window as Uint8Array.
+
+            --open URL starts the host page for URL with --opener, or xdg-open, once the bridge listens. The opener
+            gets the path of a launcher file, not the URL: a page readable only by you (mode 0600, in
+            $XDG_RUNTIME_DIR/omni/truapi, else ~/.local/state/omni/run/truapi) that replaces itself with the host
+            page, since a command line is visible to every user of the machine. The file is removed once the host
+            page is served, when the opener fails, or when the bridge stops. The event host_page_open says whether
+            the opener ran (never with the URL). Without an opener it says so on stderr: open host_url from the
+            ready line.
             """)
     }
 }
