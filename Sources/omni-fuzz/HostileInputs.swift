@@ -328,7 +328,8 @@ enum HostileInputs {
         func references(_ count: Int) -> String {
             #"{"A":{},"# + (0..<count).map { #""\#($0)":{"$ref":"#/components/schemas/A"}"# }.joined(separator: ",") + "}"
         }
-        // The document, components, schemas and A are four levels; each nested property adds two.
+        // The document, components, schemas and A are four levels, each nested property adds two and the innermost
+        // schema one: 61 levels are JSON nesting 127, the deepest this shape gets under the limit of 128.
         func nested(_ levels: Int) -> String { #"{"A":"# + repeated(#"{"properties":{"p":"#, levels) + "{}" + repeated("}}", levels) + "}" }
         return [
             Seed("operations-10000-at", text: document(paths: operations(10_000))),
@@ -337,8 +338,8 @@ enum HostileInputs {
             Seed("schemas-100000-over", text: document(schemas: schemas(100_001))),
             Seed("references-500000-at", text: document(schemas: references(500_000))),
             Seed("references-500000-over", text: document(schemas: references(500_001))),
-            Seed("depth-128-at", text: document(schemas: nested(61))),
-            Seed("depth-128-over", text: document(schemas: nested(62))),
+            Seed("nesting-127-at", text: document(schemas: nested(61))),
+            Seed("nesting-129-over", text: document(schemas: nested(62))),
         ]
     }
 }
