@@ -321,16 +321,16 @@ enum HostileInputs {
     /// Default limits: 32 MiB, depth 128, 100 000 schemas, 500 000 `$ref` resolutions, 10 000 operations.
     static func openapi() -> [Seed] {
         func document(paths: String = "{}", schemas: String = "{}") -> String {
-            #"{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":\#(paths),"components":{"schemas":\#(schemas)}}"#
+            ##"{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":\##(paths),"components":{"schemas":\##(schemas)}}"##
         }
-        func operations(_ count: Int) -> String { "{" + (0..<count).map { #""/\#($0)":{"get":{"responses":{}}}"# }.joined(separator: ",") + "}" }
-        func schemas(_ count: Int) -> String { "{" + (0..<count).map { #""\#($0)":{}"# }.joined(separator: ",") + "}" }
+        func operations(_ count: Int) -> String { "{" + (0..<count).map { ##""/\##($0)":{"get":{"responses":{}}}"## }.joined(separator: ",") + "}" }
+        func schemas(_ count: Int) -> String { "{" + (0..<count).map { ##""\##($0)":{}"## }.joined(separator: ",") + "}" }
         func references(_ count: Int) -> String {
-            #"{"A":{},"# + (0..<count).map { #""\#($0)":{"$ref":"#/components/schemas/A"}"# }.joined(separator: ",") + "}"
+            ##"{"A":{},"## + (0..<count).map { ##""\##($0)":{"$ref":"#/components/schemas/A"}"## }.joined(separator: ",") + "}"
         }
         // The document, components, schemas and A are four levels, each nested property adds two and the innermost
         // schema one: 61 levels are JSON nesting 127, the deepest this shape gets under the limit of 128.
-        func nested(_ levels: Int) -> String { #"{"A":"# + repeated(#"{"properties":{"p":"#, levels) + "{}" + repeated("}}", levels) + "}" }
+        func nested(_ levels: Int) -> String { ##"{"A":"## + repeated(##"{"properties":{"p":"##, levels) + "{}" + repeated("}}", levels) + "}" }
         return [
             Seed("operations-10000-at", text: document(paths: operations(10_000))),
             Seed("operations-10000-over", text: document(paths: operations(10_001))),

@@ -39,15 +39,16 @@ private let openapi = Harness(
     }
     // Defaults against their own schemas: validation must end within its budget, whatever the schemas' shapes.
     let validator = SchemaValidator(document: document, direction: .response, budget: 20_000)
-    for (offset, schema) in document.schemas.enumerated().prefix(64) {
-        guard let value = schema.defaultValue else { continue }
-        _ = validator.validate(value, against: SchemaRef(index: offset))
+    let refs = document.componentSchemas.map(\.schema) + document.schemas.flatMap { $0.properties.map(\.schema) + ($0.items.map { [$0] } ?? []) }
+    for ref in refs.prefix(256) {
+        guard let value = document[ref].defaultValue else { continue }
+        _ = validator.validate(value, against: ref)
     }
 }
 
 /// Reads at `limits`; a refusal must say what kind it is and where.
 private func readOrCheckRefusal(_ bytes: [UInt8], _ limits: OpenAPILimits) -> OpenAPIDocument? {
-    do {
+    do throws(IrdError) {
         return try OpenAPIReader.read(bytes, limits: limits)
     } catch {
         FuzzCheck.require(error.kind == .invalidDocument, "a refused document is \(error.kind), not invalid_document: \(error)")
@@ -93,13 +94,13 @@ private func openapiPeerDocuments() -> [Seed] {
     guard let paths = Directory.files(in: directory) else { return [] }
     return paths.filter { $0.hasPrefix(directory + "/openapi") && $0.hasSuffix(".json") }.compactMap { path in
         guard case .success(let bytes) = LocalFile.read(path, limit: 8 << 20) else { return nil }
-        return Seed("peer-" + path.dropFirst(directory.count + 1), bytes)
+        return Seed("peer-" + String(path.dropFirst(directory.count + 1)), bytes)
     }
 }
 
 /// A document around `paths` and `components` members (JSON text).
 private func document(paths: String = "{}", components: String = "{}", extra: String = "") -> String {
-    #"{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":\#(paths),"components":\#(components)\#(extra)}"#
+    ##"{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":\##(paths),"components":\##(components)\##(extra)}"##
 }
 
 private func repeated(_ piece: String, _ count: Int) -> String { String(repeating: piece, count: max(0, count)) }
@@ -107,33 +108,33 @@ private func repeated(_ piece: String, _ count: Int) -> String { String(repeatin
 /// Shapes that have hurt OpenAPI readers: reference cycles, applicator cycles, deep and wide schemas, shared
 /// subtrees reached many ways, links and security naming nothing, and everything at and over the limits.
 func openapiHostileSeeds() -> [Seed] {
-    let operation = #"{"get":{"operationId":"op","responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/A"}}}}}}}"#
+    let operation = ##"{"get":{"operationId":"op","responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/A"}}}}}}}"##
     // A chain of shared inline schemas, each with two properties naming the next: 2^n paths through n schemas.
-    let shared = (0..<24).map { #""s\#($0)":{"type":"object","properties":{"a":{"$ref":"#/x/s\#($0 + 1)"},"b":{"$ref":"#/x/s\#($0 + 1)"}}}"# }.joined(separator: ",")
+    let shared = (0..<24).map { ##""s\##($0)":{"type":"object","properties":{"a":{"$ref":"#/x/s\##($0 + 1)"},"b":{"$ref":"#/x/s\##($0 + 1)"}}}"## }.joined(separator: ",")
     return [
         Seed("minimal", text: document()),
-        Seed("operation", text: document(paths: #"{"/a/{id}":{"parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],"#
-            + #""post":{"operationId":"make","tags":["things"],"requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/A"}}}},"#
-            + #""responses":{"202":{"description":"queued","links":{"poll":{"operationId":"make","parameters":{"id":"$response.body#/id"}}}}}}}}"#,
-            components: #"{"schemas":{"A":{"type":"object","required":["id"],"properties":{"id":{"type":"string","default":"x","enum":["x","y"]},"n":{"type":["integer","null"],"minimum":0,"exclusiveMaximum":10}}}}}"#)),
-        Seed("ref-cycle", text: document(paths: "{\"/a\":" + operation + "}", components: #"{"schemas":{"A":{"$ref":"#/components/schemas/B"},"B":{"$ref":"#/components/schemas/A"}}}"#)),
-        Seed("ref-self", text: document(components: #"{"schemas":{"A":{"$ref":"#/components/schemas/A"}}}"#)),
-        Seed("allof-cycle", text: document(components: #"{"schemas":{"A":{"allOf":[{"$ref":"#/components/schemas/B"}]},"B":{"oneOf":[{"not":{"$ref":"#/components/schemas/A"}}]}}}"#)),
-        Seed("recursive-properties", text: document(paths: "{\"/a\":" + operation + "}", components: #"{"schemas":{"A":{"type":"object","properties":{"child":{"$ref":"#/components/schemas/A"},"list":{"type":"array","items":{"$ref":"#/components/schemas/A"}}},"default":{"child":{"child":{}}}}}}"#)),
-        Seed("parameter-ref-cycle", text: document(paths: #"{"/a":{"get":{"parameters":[{"$ref":"#/components/parameters/P"}],"responses":{}}}}"#, components: #"{"parameters":{"P":{"$ref":"#/components/parameters/Q"},"Q":{"$ref":"#/components/parameters/P"}}}"#)),
-        Seed("path-item-ref", text: document(paths: #"{"/a":{"$ref":"#/paths/~1b"},"/b":{"$ref":"#/paths/~1a"}}"#)),
-        Seed("shared-subtrees-24", text: document(paths: "{\"/a\":" + operation + "}", components: #"{"schemas":{"A":{"$ref":"#/x/s0"}}}"#, extra: ",\"x\":{" + shared + #","s24":{"type":"string"}}"#)),
-        Seed("depth-over", text: document(components: #"{"schemas":{"A":"# + repeated(#"{"properties":{"p":"#, 70) + "{}" + repeated("}}", 70) + "}}")),
-        Seed("wide-oneof", text: document(components: #"{"schemas":{"A":{"default":[[[[[[1]]]]]],"oneOf":["# + repeated(#"{"items":{"oneOf":[{"items":{"$ref":"#/components/schemas/A"}},true]}},"#, 40) + "true]}}}")),
-        Seed("operations-over", text: document(paths: "{" + (0..<12).map { #""/p\#($0)":{"get":{"responses":{}},"put":{"responses":{}}}"# }.joined(separator: ",") + "}")),
-        Seed("duplicate-operation-id", text: document(paths: #"{"/a":{"get":{"operationId":"x","responses":{}},"put":{"operationId":"x","responses":{}}}}"#)),
-        Seed("dangling-link", text: document(paths: #"{"/a":{"get":{"responses":{"200":{"links":{"l":{"operationId":"nobody"}}}}}}}"#)),
-        Seed("undefined-security", text: document(extra: #","security":[{"nobody":[]}]"#)),
-        Seed("discriminator", text: document(components: #"{"schemas":{"A":{"oneOf":[{"$ref":"#/components/schemas/B"}],"discriminator":{"propertyName":"kind","mapping":{"b":"B","c":"#/nowhere"}}},"B":{"type":"object"}}}"#)),
-        Seed("template-unbalanced", text: document(paths: #"{"/a/{id":{"get":{"responses":{}}}}"#)),
-        Seed("external-ref", text: document(components: #"{"schemas":{"A":{"$ref":"other.json#/A"}}}"#)),
-        Seed("pointer-escapes", text: document(components: #"{"schemas":{"a/b~c":{"type":"string"},"A":{"$ref":"#/components/schemas/a~1b~0c"},"B":{"$ref":"#/components/schemas/a%2Fb"}}}"#)),
-        Seed("swagger-2", text: #"{"swagger":"2.0","info":{"title":"t","version":"1"},"paths":{}}"#),
-        Seed("not-json", text: #"{"openapi":"3.0.0","info":{"title":"t","#),
+        Seed("operation", text: document(paths: ##"{"/a/{id}":{"parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],"##
+            + ##""post":{"operationId":"make","tags":["things"],"requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/A"}}}},"##
+            + ##""responses":{"202":{"description":"queued","links":{"poll":{"operationId":"make","parameters":{"id":"$response.body#/id"}}}}}}}}"##,
+            components: ##"{"schemas":{"A":{"type":"object","required":["id"],"properties":{"id":{"type":"string","default":"x","enum":["x","y"]},"n":{"type":["integer","null"],"minimum":0,"exclusiveMaximum":10}}}}}"##)),
+        Seed("ref-cycle", text: document(paths: "{\"/a\":" + operation + "}", components: ##"{"schemas":{"A":{"$ref":"#/components/schemas/B"},"B":{"$ref":"#/components/schemas/A"}}}"##)),
+        Seed("ref-self", text: document(components: ##"{"schemas":{"A":{"$ref":"#/components/schemas/A"}}}"##)),
+        Seed("allof-cycle", text: document(components: ##"{"schemas":{"A":{"allOf":[{"$ref":"#/components/schemas/B"}]},"B":{"oneOf":[{"not":{"$ref":"#/components/schemas/A"}}]}}}"##)),
+        Seed("recursive-properties", text: document(paths: "{\"/a\":" + operation + "}", components: ##"{"schemas":{"A":{"type":"object","properties":{"child":{"$ref":"#/components/schemas/A"},"list":{"type":"array","items":{"$ref":"#/components/schemas/A"}}},"default":{"child":{"child":{}}}}}}"##)),
+        Seed("parameter-ref-cycle", text: document(paths: ##"{"/a":{"get":{"parameters":[{"$ref":"#/components/parameters/P"}],"responses":{}}}}"##, components: ##"{"parameters":{"P":{"$ref":"#/components/parameters/Q"},"Q":{"$ref":"#/components/parameters/P"}}}"##)),
+        Seed("path-item-ref", text: document(paths: ##"{"/a":{"$ref":"#/paths/~1b"},"/b":{"$ref":"#/paths/~1a"}}"##)),
+        Seed("shared-subtrees-24", text: document(paths: "{\"/a\":" + operation + "}", components: ##"{"schemas":{"A":{"$ref":"#/x/s0"}}}"##, extra: ",\"x\":{" + shared + ##","s24":{"type":"string"}}"##)),
+        Seed("depth-over", text: document(components: ##"{"schemas":{"A":"## + repeated(##"{"properties":{"p":"##, 70) + "{}" + repeated("}}", 70) + "}}")),
+        Seed("wide-oneof", text: document(components: ##"{"schemas":{"A":{"default":[[[[[[1]]]]]],"oneOf":["## + repeated(##"{"items":{"oneOf":[{"items":{"$ref":"#/components/schemas/A"}},true]}},"##, 40) + "true]}}}")),
+        Seed("operations-over", text: document(paths: "{" + (0..<12).map { ##""/p\##($0)":{"get":{"responses":{}},"put":{"responses":{}}}"## }.joined(separator: ",") + "}")),
+        Seed("duplicate-operation-id", text: document(paths: ##"{"/a":{"get":{"operationId":"x","responses":{}},"put":{"operationId":"x","responses":{}}}}"##)),
+        Seed("dangling-link", text: document(paths: ##"{"/a":{"get":{"responses":{"200":{"links":{"l":{"operationId":"nobody"}}}}}}}"##)),
+        Seed("undefined-security", text: document(extra: ##","security":[{"nobody":[]}]"##)),
+        Seed("discriminator", text: document(components: ##"{"schemas":{"A":{"oneOf":[{"$ref":"#/components/schemas/B"}],"discriminator":{"propertyName":"kind","mapping":{"b":"B","c":"#/nowhere"}}},"B":{"type":"object"}}}"##)),
+        Seed("template-unbalanced", text: document(paths: ##"{"/a/{id":{"get":{"responses":{}}}}"##)),
+        Seed("external-ref", text: document(components: ##"{"schemas":{"A":{"$ref":"other.json#/A"}}}"##)),
+        Seed("pointer-escapes", text: document(components: ##"{"schemas":{"a/b~c":{"type":"string"},"A":{"$ref":"#/components/schemas/a~1b~0c"},"B":{"$ref":"#/components/schemas/a%2Fb"}}}"##)),
+        Seed("swagger-2", text: ##"{"swagger":"2.0","info":{"title":"t","version":"1"},"paths":{}}"##),
+        Seed("not-json", text: ##"{"openapi":"3.0.0","info":{"title":"t","##),
     ]
 }

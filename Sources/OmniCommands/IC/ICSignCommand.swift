@@ -110,7 +110,7 @@ enum ICSignCommand {
         json.append("request_id", .string(signed.requestID.hex))
         json.append("request_type", .string(signed.kind))
         json.append("canister_id", .string(target.text))
-        json.append("effective_canister_id", route.canister.map { .string($0.text) } ?? .null)
+        json.append("effective_canister_id", route.canister.map { JSONValue.string($0.text) } ?? JSONValue.null)
         if let subnet = route.subnet { json.append("subnet_id", .string(subnet.text)) }
         json.append("method_name", .string(methodName))
         json.append("sender", .string(signed.request.sender.text))
