@@ -39,7 +39,7 @@ var executable: [Target] { [
     // Fuzz targets for every parser (`make fuzz`: libFuzzer with -DOMNI_FUZZ; otherwise a replayer of saved inputs
     // that `make test` runs over Tests/Fuzz/regressions); not shipped. Domains and shared layers only, no CLI.
     .executableTarget(name: "omni-fuzz", dependencies: ["OmniAttest", "OmniCandid", "OmniCodec", "OmniConnect", "OmniCrypto",
-                                                        "OmniIC", "OmniSystem", "OmniTransport", "OmniTruAPI"],
+                                                        "OmniIC", "OmniIrd", "OmniSystem", "OmniTransport", "OmniTruAPI"],
                       swiftSettings: librarySettings),
 ] }
 

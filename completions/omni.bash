@@ -46,7 +46,7 @@ _omni_options() {
         'omni ic read-state') echo '--subnet --network -n --root-key --fetch-root-key --time-tolerance --request-timeout --retries --max-response-size --pem --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic metadata') echo '--network -n --root-key --fetch-root-key --time-tolerance --request-timeout --retries --max-response-size --pem --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic status') echo '--network -n --root-key --request-timeout --retries --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
-        'omni ic send') echo '--no-wait --review --did --network -n --root-key --fetch-root-key --time-tolerance --request-timeout --retries --max-response-size --pem --poll-interval --poll-attempts --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic send') echo '--no-wait --review --subnet --did --network -n --root-key --fetch-root-key --time-tolerance --request-timeout --retries --max-response-size --pem --poll-interval --poll-attempts --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic principal') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic principal parse') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic principal from-key') echo '--der --pem --input-format --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
@@ -72,7 +72,7 @@ _omni_options() {
         'omni ic identity verify-delegation') echo '--at --canister --root-key --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic certificate') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic certificate verify') echo '--input-format --canister --subnet --root-key --at --time-tolerance --lookup --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
-        'omni ic sign') echo '--query --update --did --input-format --pem --expiry --expires-at --effective-canister-id --delegation-target --nonce --out-file --force --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni ic sign') echo '--query --update --did --input-format --pem --expiry --expires-at --effective-canister-id --subnet --delegation-target --nonce --out-file --force --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic bls') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ic bls verify') echo '--public-key --signature --message --dst --batch --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni connect') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
@@ -354,6 +354,7 @@ _omni_option_values() {
         'omni ic status|--config') echo '__file__';;
         'omni ic status|--profile') echo '__value__';;
         'omni ic status|--identity') echo '__dynamic__:identities';;
+        'omni ic send|--subnet') echo '__value__';;
         'omni ic send|--did') echo '__file__';;
         'omni ic send|--network') echo 'ic local';;
         'omni ic send|-n') echo 'ic local';;
@@ -562,6 +563,7 @@ _omni_option_values() {
         'omni ic sign|--expiry') echo '__value__';;
         'omni ic sign|--expires-at') echo '__value__';;
         'omni ic sign|--effective-canister-id') echo '__value__';;
+        'omni ic sign|--subnet') echo '__value__';;
         'omni ic sign|--delegation-target') echo '__value__';;
         'omni ic sign|--nonce') echo '__value__';;
         'omni ic sign|--out-file') echo '__file__';;

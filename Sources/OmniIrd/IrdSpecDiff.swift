@@ -29,31 +29,35 @@ public struct IrdSpecDiff: Sendable {
         var result: [String] = []
         var seen = Set<String>()
         func add(_ field: String) { if seen.insert(field).inserted { result.append(field) } }
-        func walk(_ ref: SchemaRef, _ prefix: String, _ visited: Set<Int>) {
-            guard !visited.contains(ref.index) else { return }
+        // An inline schema is walked once, under the first name that reaches it: a hostile document can reach one
+        // by 2^n routes (n shared schemas with two properties naming the next), and naming every route would take
+        // exponential time and memory. Real documents write an inline schema in one place. Walks stop at component
+        // schemas (walked from their own names), so this also ends cycles.
+        var walked = Set<Int>()
+        func walk(_ ref: SchemaRef, _ prefix: String) {
             let schema = document[ref]
-            let visited = visited.union([ref.index])
+            guard schema.componentName != nil || walked.insert(ref.index).inserted else { return }
             for property in schema.properties {
                 let field = prefix + property.name
                 add(field)
                 let inner = document[property.schema]
-                if inner.componentName == nil { walk(property.schema, field + ".", visited) }
-                if let items = inner.items, document[items].componentName == nil { walk(items, field + "[].", visited) }
+                if inner.componentName == nil { walk(property.schema, field + ".") }
+                if let items = inner.items, document[items].componentName == nil { walk(items, field + "[].") }
             }
             for branch in schema.allOf + schema.anyOf + schema.oneOf where document[branch].componentName == nil {
-                walk(branch, prefix, visited)
+                walk(branch, prefix)
             }
-            if let items = schema.items, document[items].componentName == nil { walk(items, prefix + "[].", visited) }
+            if let items = schema.items, document[items].componentName == nil { walk(items, prefix + "[].") }
         }
-        for (name, ref) in document.componentSchemas { walk(ref, name + ".", []) }
+        for (name, ref) in document.componentSchemas { walk(ref, name + ".") }
         for operation in document.operations {
             let label = operation.operationId ?? operation.display
             if let schema = operation.requestBody?.json?.schema, document[schema].componentName == nil {
-                walk(schema, label + " request.", [])
+                walk(schema, label + " request.")
             }
             for response in operation.responses {
                 if let schema = response.json?.schema, document[schema].componentName == nil {
-                    walk(schema, label + " \(response.status).", [])
+                    walk(schema, label + " \(response.status).")
                 }
             }
         }

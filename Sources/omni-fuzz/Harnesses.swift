@@ -1,8 +1,7 @@
 /// Every fuzz target, by name. A new parser gets a target by adding its harness to one of these lists (one file per
-/// area beside this one); `make fuzz`, the seeder and the regression replay take the names from here. The ird tree's
-/// OpenAPI reader is not on main yet: its harness goes in an `IrdHarnesses.swift` with an `irdHarnesses` list here.
+/// area beside this one); `make fuzz`, the seeder and the regression replay take the names from here.
 enum Harnesses {
-    static let all: [Harness] = codecHarnesses + candidHarnesses + icHarnesses + keyHarnesses + attestHarnesses + connectHarnesses + truapiHarnesses + transportHarnesses
+    static let all: [Harness] = codecHarnesses + candidHarnesses + icHarnesses + keyHarnesses + attestHarnesses + connectHarnesses + truapiHarnesses + transportHarnesses + irdHarnesses
 
     static var names: [String] { all.map(\.name) }
 

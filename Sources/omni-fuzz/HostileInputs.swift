@@ -17,7 +17,7 @@ enum HostileInputs {
         ("ic-signed-request", icSignedRequest), ("ic-delegation-json", icDelegationJSON),
         ("scale", scale), ("truapi-frame", truapiFrame), ("truapi-message", truapiMessage),
         ("connect-frame", connectFrame), ("websocket-server", webSocketServer), ("http-request", httpRequest),
-        ("attest-receipt", attestReceipt),
+        ("attest-receipt", attestReceipt), ("openapi", openapi),
     ]
 
     private static func repeated(_ piece: String, _ count: Int) -> String { String(repeating: piece, count: max(0, count)) }
@@ -316,5 +316,32 @@ enum HostileInputs {
 
     static func attestReceipt() -> [Seed] {
         [Seed("cms-1MiB-at", [UInt8](repeating: 0, count: 10) + [0x30, 0x83, 0x0f, 0xff, 0xf0] + [UInt8](repeating: 0x30, count: (1 << 20) - 32))]
+    }
+
+    /// Default limits: 32 MiB, depth 128, 100 000 schemas, 500 000 `$ref` resolutions, 10 000 operations (and the
+    /// JSON reader's 1 Mi values).
+    static func openapi() -> [Seed] {
+        func document(paths: String = "{}", schemas: String = "{}") -> String {
+            ##"{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":\##(paths),"components":{"schemas":\##(schemas)}}"##
+        }
+        func operations(_ count: Int) -> String { "{" + (0..<count).map { ##""/\##($0)":{"get":{"responses":{}}}"## }.joined(separator: ",") + "}" }
+        func schemas(_ count: Int) -> String { "{" + (0..<count).map { ##""\##($0)":{}"## }.joined(separator: ",") + "}" }
+        func references(_ count: Int) -> String {
+            ##"{"A":{},"## + (0..<count).map { ##""\##($0)":{"$ref":"#/components/schemas/A"}"## }.joined(separator: ",") + "}"
+        }
+        // A schema's JSON path is components, schemas, A and two more per nested property: 62 levels are 127
+        // components, 63 are 129, past the depth limit of 128.
+        func nested(_ levels: Int) -> String { ##"{"A":"## + repeated(##"{"properties":{"p":"##, levels) + "{}" + repeated("}}", levels) + "}" }
+        return [
+            Seed("operations-10000-at", text: document(paths: operations(10_000))),
+            Seed("operations-10000-over", text: document(paths: operations(10_001))),
+            Seed("schemas-100000-at", text: document(schemas: schemas(100_000))),
+            Seed("schemas-100000-over", text: document(schemas: schemas(100_001))),
+            // Four JSON values a reference: the JSON reader's 1 Mi values end this shape first, at 262 143 references.
+            Seed("references-250000-at", text: document(schemas: references(250_000))),
+            Seed("references-500000-over", text: document(schemas: references(500_001))),
+            Seed("schema-nesting-62-at", text: document(schemas: nested(62))),
+            Seed("schema-nesting-63-over", text: document(schemas: nested(63))),
+        ]
     }
 }

@@ -174,7 +174,10 @@ struct ICConnection {
             configuration.rootKey = key
         case .fetchFromReplica:
             configuration.rootKey = try ICAgent.fetchRootKey(network: network, transport: transport,
-                                                             timeout: configuration.requestTimeout)
+                                                             timeout: configuration.requestTimeout,
+                                                             retryPolicy: configuration.retryPolicy) { event in
+                ICNetworkOptions.report(event, invocation: invocation, progress: progress)
+            }
             invocation.warn("warning: --fetch-root-key: trusting the root key that \(network.url) reports about itself; "
                             + "certificates only prove what that replica says")
         }

@@ -8,6 +8,10 @@ enum ICSendCommand {
     static let file = Argument<InputFile>("FILE", help: "The signed request file written by 'omni ic sign' (- for stdin).")
     static let noWait = Flag("no-wait", help: "For a call: print the request id once accepted instead of waiting for the outcome.")
     static let review = Flag("review", help: "Print what the file would send (and check its signature) without sending it.")
+    static let subnet = Option<Principal>(
+        "subnet", valueName: "ID",
+        help: "The subnet the file must be routed to ('omni ic sign --subnet'); a file routed elsewhere is refused, never rerouted.",
+        group: "Network")
 
     static let command = Command(
         "send", abstract: "Send a request signed offline and print its verified outcome.",
@@ -18,9 +22,11 @@ enum ICSendCommand {
             signature is verified, and an expired request is refused. A call is then followed like 'omni ic call': \
             polling uses the file's signed request-status read when present (so no key is needed here), or this \
             machine's identity when it is the sender. Queries are verified like 'omni ic query'. The network is \
-            --network when given, else the file's hint.
+            --network when given, else the file's hint. A file signed with --subnet goes to that subnet's \
+            endpoints and its answer must be certified by that subnet; --subnet ID here asserts the route, and a \
+            file that records another route (a subnet or an effective canister id) is refused before sending.
             """,
-        options: [noWait, review, ICCanisterCallSupport.did] + ICNetworkOptions.connection + ICNetworkOptions.signing
+        options: [noWait, review, subnet, ICCanisterCallSupport.did] + ICNetworkOptions.connection + ICNetworkOptions.signing
             + ICNetworkOptions.waiting,
         arguments: [file],
         relations: ICNetworkOptions.relations,
@@ -40,6 +46,12 @@ enum ICSendCommand {
         let request = signed.request
         // The signature is checked before anything leaves this machine: a corrupted file fails here, not remotely.
         try signed.envelope.verifySender(at: now)
+        // The route is not signed: an explicit --subnet that disagrees with the file is a mistake, not a reroute.
+        if let expected = try invocation.value(subnet), signed.subnet != expected {
+            let recorded = signed.subnet.map { "subnet \($0)" } ?? signed.effectiveCanisterID.map { "effective canister id \($0)" } ?? "no route"
+            throw CLIError.usage("\(input.displayName) is routed to \(recorded), not --subnet \(expected); sign it again with --subnet "
+                                 + "\(expected) to send it there", commandPath: invocation.commandPath)
+        }
         if try invocation.value(review) {
             return .output(SimpleOutput(text: reviewText(signed), json: signed.json))
         }
@@ -96,7 +108,11 @@ enum ICSendCommand {
     static func reviewText(_ signed: SignedRequestFile) -> String {
         let request = signed.request
         var lines = ["\(signed.kind) \(signed.requestID)", "sender: \(request.sender)",
-                     "expires: \(ICTime.format(request.ingressExpiry))", "effective canister: \(signed.effectiveCanisterID)"]
+                     "expires: \(ICTime.format(request.ingressExpiry))"]
+        switch signed.route {
+        case .canister(let id): lines.append("effective canister: \(id)")
+        case .subnet(let id): lines.append("subnet: \(id)")
+        }
         switch request.body {
         case .call(let canister, let method, let arg), .query(let canister, let method, let arg):
             lines.append("canister: \(canister)")

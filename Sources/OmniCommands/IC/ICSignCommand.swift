@@ -21,6 +21,10 @@ enum ICSignCommand {
     static let outFile = RequiredOption<OutputFile>(
         "out-file", valueName: "FILE", help: "Where to write the signed request (JSON, mode 0600); - for stdout.")
     static let force = Flag("force", help: "Overwrite the --out-file if it exists.")
+    static let subnet = Option<Principal>(
+        "subnet", valueName: "ID",
+        help: "Route the request to this subnet (aaaaa-aa list_canisters and canister creation only); the file records "
+            + "it, and 'omni ic send' uses that subnet's endpoints and checks its certificates against it.")
 
     /// The longest expiry offered: requests can be signed well ahead and sent in their last 5 minutes.
     static let maxExpiry: Duration = .seconds(30 * 24 * 3600)
@@ -36,18 +40,24 @@ enum ICSignCommand {
             stdout and the summary to stderr.
             The IC refuses a request whose expiry is in the past or more than 5 minutes ahead: send it within \
             --expiry, or sign with a later --expires-at and send it in its last 5 minutes. \
+            The file records where the request goes: its effective canister id, or with --subnet ID the subnet \
+            (for aaaaa-aa list_canisters and canister creation, which go to /api/v3/subnet/ID/query and \
+            /api/v4/subnet/ID/call). \
             A scoped session signs only what the IC would accept from it: its delegation targets must include the \
             canister the request is checked against (see --delegation-target; exit 6 otherwise).
             """,
         options: [query, update, Support.did, Support.inputFormat] + ICIdentitySelection.options
-            + [expiry, expiresAt, Support.effectiveCanister, ICNetworkOptions.delegationTarget, nonce, outFile, force],
+            + [expiry, expiresAt, Support.effectiveCanister, subnet, ICNetworkOptions.delegationTarget, nonce, outFile, force],
         arguments: [Support.canister, Support.method, Support.arguments],
-        relations: [.conflicting(query, update), .conflicting(expiry, expiresAt)] + ICIdentitySelection.relations,
+        relations: [.conflicting(query, update), .conflicting(expiry, expiresAt), .conflicting(Support.effectiveCanister, subnet)]
+            + ICIdentitySelection.relations,
         examples: [
             Example("omni ic sign ryjl3-tyaaa-aaaaa-aaaba-cai icrc1_transfer --update --did ledger.did "
                     + "'(record { to = record { owner = principal \"…\" }; amount = 100_000 })' --identity cold --out-file transfer.json",
                     "Sign a ledger transfer on an offline machine."),
             Example("omni ic send transfer.json", "Then send it from a connected one."),
+            Example("omni ic sign aaaaa-aa provisional_create_canister_with_cycles '(record {})' --update --subnet ID --out-file create.json",
+                    "Sign a canister creation for one subnet."),
         ]
     ) { invocation in
         let path = invocation.commandPath
@@ -60,8 +70,11 @@ enum ICSignCommand {
         let interface = try Support.fileInterface(invocation)
         let isQuery = try kind(invocation, interface: interface, method: methodName)
         let (argument, values) = try encodeArguments(invocation, interface: interface, method: methodName)
-        let effective = try ICAgent.effectiveCanisterID(canister: target, method: methodName, arg: argument,
-                                                        explicit: try invocation.value(Support.effectiveCanister))
+        let body: ICRequest.Body = isQuery ? .query(canister: target, method: methodName, arg: argument)
+            : .call(canister: target, method: methodName, arg: argument)
+        // Checked offline as a live request would be: only what the subnet endpoints take may carry --subnet.
+        let route = try ICAgent.route(body, effectiveCanister: try invocation.value(Support.effectiveCanister),
+                                      subnet: try invocation.value(subnet))
         let now = IngressExpiry.currentTime()
         let ingressExpiry: UInt64
         if let instant = try invocation.value(expiresAt) {
@@ -77,8 +90,6 @@ enum ICSignCommand {
         let signer = try ICIdentitySelection.resolve(invocation)
         if signer.identity.keyType == .anonymous { invocation.note("signing as the anonymous principal 2vxsx-fae (\(signer.description))") }
         let identity = signer.identity
-        let body: ICRequest.Body = isQuery ? .query(canister: target, method: methodName, arg: argument)
-            : .call(canister: target, method: methodName, arg: argument)
         let explicitTarget = try invocation.value(ICNetworkOptions.delegationTarget)
         try Support.checkDelegationTarget(body, explicit: explicitTarget, signer: signer, invocation: invocation)
         let request = try ICRequest(body, sender: identity.principal, ingressExpiry: ingressExpiry, nonce: try invocation.value(nonce)?.bytes)
@@ -91,7 +102,7 @@ enum ICSignCommand {
             statusEnvelope = try identity.envelope(for: status, at: now,
                                                    delegationTarget: .statusOf(call: explicitTarget ?? target))
         }
-        let signed = try SignedRequestFile(envelope: envelope, effectiveCanisterID: effective, requestStatus: statusEnvelope)
+        let signed = try SignedRequestFile(envelope: envelope, route: route, requestStatus: statusEnvelope)
         try invocation.write(signed.text, to: output, label: "--out-file", mode: 0o600)
 
         var json = JSONObject()
@@ -99,7 +110,8 @@ enum ICSignCommand {
         json.append("request_id", .string(signed.requestID.hex))
         json.append("request_type", .string(signed.kind))
         json.append("canister_id", .string(target.text))
-        json.append("effective_canister_id", .string(effective.text))
+        json.append("effective_canister_id", route.canister.map { JSONValue.string($0.text) } ?? JSONValue.null)
+        if let subnet = route.subnet { json.append("subnet_id", .string(subnet.text)) }
         json.append("method_name", .string(methodName))
         json.append("sender", .string(signed.request.sender.text))
         ICTimeFields.add("ingress_expiry", ingressExpiry, to: &json)
@@ -107,6 +119,7 @@ enum ICSignCommand {
         report.line("file", output.displayName)
         report.line("request id", signed.requestID.prefixedHex)
         report.line(isQuery ? "query" : "call", "\(target.text).\(methodName)")
+        if let subnet = route.subnet { report.line("subnet", subnet.text) }
         report.line("sender", signed.request.sender.text + " (\(signer.description))")
         report.line("expires", ICTime.format(ingressExpiry))
         // What is being signed, in words, for a last look before the file leaves this machine.

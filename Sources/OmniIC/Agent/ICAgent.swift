@@ -147,16 +147,21 @@ public final class ICAgent: Sendable {
     }
 
     /// The root key a local replica reports about itself. Allowed only for loopback URLs (the user's own machine),
-    /// never for the mainnet, whose key is pinned.
+    /// never for the mainnet, whose key is pinned. The status GET is idempotent, so it is retried under `retryPolicy`
+    /// like every other such request (a replica still starting answers 503 or resets connections).
     public static func fetchRootKey(network: ICNetwork, transport: (any ICTransport)? = nil,
-                                    timeout: Duration = .seconds(20)) throws -> ICRootKey {
+                                    timeout: Duration = .seconds(20), retryPolicy: RetryPolicy = RetryPolicy(),
+                                    cancellation: HTTPCancellation? = nil,
+                                    onEvent: @Sendable (ICAgentEvent) -> Void = { _ in }) throws -> ICRootKey {
         guard network.isLoopback, !network.isMainnet else {
             throw ICError(.configuration, "the root key may be fetched only from a replica on this machine (localhost, 127.0.0.0/8, ::1), "
                           + "not from \(network.url); give it with --root-key")
         }
-        let transport = transport ?? HTTPClientTransport(client: HTTPClient())
+        let policy = try retryPolicy.validated()
+        let transport = transport ?? HTTPClientTransport(client: HTTPClient(), cancellation: cancellation)
         let (request, limit) = statusRequest(network: network, timeout: timeout)
-        let response = try transport.perform(request)
+        let response = try perform(request, endpoint: "status", transport: transport, policy: policy, cancellation: cancellation,
+                                   onEvent: onEvent)
         guard response.status == 200 else { throw ICAgent.refusal(response, url: request.url) }
         guard let der = try ReplicaStatus(decoding: response.body, maxBytes: limit).rootKey else {
             throw ICError(.configuration, "the replica at \(network.url) does not report a root key; give it with --root-key")
@@ -513,7 +518,8 @@ public final class ICAgent: Sendable {
 
     /// Sends a request signed offline (`omni ic sign`). A call is waited for (polling with the file's signed status
     /// read, or with this agent's identity when it is the sender); a query is verified like any query; a
-    /// read_state certificate is verified for the file's effective canister id.
+    /// read_state certificate is verified for the file's route. A subnet-routed file goes to that subnet's
+    /// endpoints, and its certificates and node keys must be that subnet's.
     public func send(_ file: SignedRequestFile, wait: Bool = true) throws -> SentRequestResult {
         let signing = Signing.presigned(file.envelopeBytes, file.request)
         switch file.request.body {
@@ -524,11 +530,11 @@ public final class ICAgent: Sendable {
             } else if file.request.sender == identity.principal {
                 statusSigning = .fresh(.statusOf(call: canister))
             }
-            return .call(try submitCall(signing, route: .canister(file.effectiveCanisterID), statusSigning: statusSigning, wait: wait))
+            return .call(try submitCall(signing, route: file.route, statusSigning: statusSigning, wait: wait))
         case .query:
-            return .query(try submitQuery(signing, route: .canister(file.effectiveCanisterID)))
+            return .query(try submitQuery(signing, route: file.route))
         case .readState(let paths):
-            return .readState(try readState(route: .canister(file.effectiveCanisterID), paths: paths,
+            return .readState(try readState(route: file.route, paths: paths,
                                             signing: .presigned(file.envelopeBytes, file.request)))
         }
     }
@@ -709,7 +715,13 @@ public final class ICAgent: Sendable {
     /// One HTTP exchange, sent again with the same bytes while `RetryPolicy` says so. Returns the last response
     /// (which may still be a 429/5xx when the retries ran out); throws the last transport failure.
     private func perform(_ request: HTTPRequest, endpoint: String) throws -> HTTPResponse {
-        let policy = configuration.retryPolicy
+        try ICAgent.perform(request, endpoint: endpoint, transport: transport, policy: configuration.retryPolicy,
+                            cancellation: cancellation, onEvent: onEvent)
+    }
+
+    /// `perform` for requests made before there is an agent (the root key fetch).
+    private static func perform(_ request: HTTPRequest, endpoint: String, transport: any ICTransport, policy: RetryPolicy,
+                                cancellation: HTTPCancellation?, onEvent: (ICAgentEvent) -> Void) throws -> HTTPResponse {
         var attempt = 0
         while true {
             let outcome = Result { () throws(TransportError) in try transport.perform(request) }
@@ -727,7 +739,7 @@ public final class ICAgent: Sendable {
             attempt += 1
             let delay = policy.delay(beforeRetry: attempt, retryAfter: retryAfter)
             onEvent(.retrying(endpoint: endpoint, reason: reason, attempt: attempt, of: policy.retries, after: delay))
-            try pause(delay)
+            try pause(delay, cancellation: cancellation)
         }
     }
 
@@ -762,6 +774,10 @@ public final class ICAgent: Sendable {
 
     /// Sleeps `duration`, waking early (with `.cancelled`) when the cancellation flag is set.
     private func pause(_ duration: Duration) throws(TransportError) {
+        try ICAgent.pause(duration, cancellation: cancellation)
+    }
+
+    private static func pause(_ duration: Duration, cancellation: HTTPCancellation?) throws(TransportError) {
         let deadline = Date(timeIntervalSinceNow: ICAgent.seconds(duration))
         while Date() < deadline {
             if cancellation?.isCancelled == true { throw TransportError(.cancelled, "interrupted while waiting") }

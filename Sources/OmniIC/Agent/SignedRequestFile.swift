@@ -11,7 +11,9 @@ import OmniCodec
 ///       "request_type": "call" | "query" | "read_state",
 ///       "request_id": "<64 hex>",
 ///       "canister_id": "<principal>",                     call and query
-///       "effective_canister_id": "<principal>",           where the request is routed
+///       "effective_canister_id": "<principal>",           where the request is routed, or:
+///       "subnet_id": "<principal>",                       the subnet it is sent to (list_canisters, canister
+///                                                         creation); a file has exactly one of the two
 ///       "method_name": "<name>",                          call and query
 ///       "paths": [["<label hex>", …], …],                 read_state
 ///       "sender": "<principal>",
@@ -27,7 +29,9 @@ import OmniCodec
 ///
 /// The keys are those `SignedRequest` (written by `omni ic sign`) uses; this type adds the network hint and
 /// read_state requests. Reading checks that every readable field agrees with the envelope (the request id is
-/// recomputed from the envelope's content), so what the user reviews is what gets sent. Unknown keys are ignored.
+/// recomputed from the envelope's content), so what the user reviews is what gets sent. Unknown keys are ignored;
+/// a subnet-routed file has no `effective_canister_id`, so a reader that knows nothing of `subnet_id` refuses it
+/// rather than sending it along another route.
 public struct SignedRequestFile: Sendable, Equatable {
     public static let format = "omni-ic-signed-request"
     public static let version = 1
@@ -37,7 +41,12 @@ public struct SignedRequestFile: Sendable, Equatable {
     /// The envelope exactly as signed and as it will be posted.
     public let envelopeBytes: [UInt8]
     public let envelope: ICEnvelope
-    public let effectiveCanisterID: Principal
+    /// Where the request goes and whose certificates vouch for its answer: its effective canister id, or a subnet.
+    public let route: CertificateScope
+    /// The effective canister id (nil for a subnet-routed request).
+    public var effectiveCanisterID: Principal? { route.canister }
+    /// The subnet a subnet-routed request goes to.
+    public var subnet: Principal? { route.subnet }
     /// Network hint: `ic`, `local` or a URL.
     public let network: String?
     /// The signed read_state polling for this call's status.
@@ -57,17 +66,30 @@ public struct SignedRequestFile: Sendable, Equatable {
     /// Wraps a signed envelope (and, for a call, optionally its signed status read) for writing to a file.
     public init(envelope: ICEnvelope, effectiveCanisterID: Principal, network: String? = nil,
                 requestStatus: ICEnvelope? = nil) throws(ICError) {
-        try self.init(envelopeBytes: try envelope.encoded(), effectiveCanisterID: effectiveCanisterID, network: network,
+        try self.init(envelope: envelope, route: .canister(effectiveCanisterID), network: network, requestStatus: requestStatus)
+    }
+
+    /// Wraps a signed envelope routed to its effective canister id or to a subnet.
+    public init(envelope: ICEnvelope, route: CertificateScope, network: String? = nil,
+                requestStatus: ICEnvelope? = nil) throws(ICError) {
+        try self.init(envelopeBytes: try envelope.encoded(), route: route, network: network,
                       requestStatusBytes: try requestStatus?.encoded())
     }
 
     /// Wraps envelope bytes (checked by decoding them).
     public init(envelopeBytes: [UInt8], effectiveCanisterID: Principal, network: String? = nil,
                 requestStatusBytes: [UInt8]? = nil) throws(ICError) {
+        try self.init(envelopeBytes: envelopeBytes, route: .canister(effectiveCanisterID), network: network,
+                      requestStatusBytes: requestStatusBytes)
+    }
+
+    /// Wraps envelope bytes (checked by decoding them) with their route.
+    public init(envelopeBytes: [UInt8], route: CertificateScope, network: String? = nil,
+                requestStatusBytes: [UInt8]? = nil) throws(ICError) {
         let envelope = try ICEnvelope(decoding: envelopeBytes, maxBytes: SignedRequestFile.maxFileBytes)
         self.envelopeBytes = envelopeBytes
         self.envelope = envelope
-        self.effectiveCanisterID = effectiveCanisterID
+        self.route = route
         self.network = network
         if let requestStatusBytes {
             let status = try ICEnvelope(decoding: requestStatusBytes, maxBytes: SignedRequestFile.maxFileBytes)
@@ -76,7 +98,21 @@ public struct SignedRequestFile: Sendable, Equatable {
         } else {
             requestStatus = nil
         }
-        try SignedRequestFile.checkEffectiveCanisterID(effectiveCanisterID, of: envelope.content)
+        switch route {
+        case .canister(let effective): try SignedRequestFile.checkEffectiveCanisterID(effective, of: envelope.content)
+        case .subnet(let subnet): try SignedRequestFile.checkSubnetRoute(subnet, of: envelope.content)
+        }
+    }
+
+    /// Only what the subnet endpoints take may carry a subnet route (the same rule `ICAgent.route` applies before
+    /// a live request); a subnet read_state may read anything of the subnet's state.
+    private static func checkSubnetRoute(_ subnet: Principal, of content: ICRequest) throws(ICError) {
+        if case .readState = content.body { return }
+        do {
+            _ = try ICAgent.route(content.body, effectiveCanister: nil, subnet: subnet)
+        } catch {
+            throw ICError.malformed("the signed request cannot go to subnet \(subnet): " + error.message, location: "subnet_id")
+        }
     }
 
     /// The effective canister id decides which subnet's certificate vouches for the answer, so the file's copy must
@@ -134,7 +170,10 @@ public struct SignedRequestFile: Sendable, Equatable {
         object["request_type"] = .string(kind)
         object["request_id"] = .string(requestID.hex)
         if let canister = content.canister { object["canister_id"] = .string(canister.text) }
-        object["effective_canister_id"] = .string(effectiveCanisterID.text)
+        switch route {
+        case .canister(let effective): object["effective_canister_id"] = .string(effective.text)
+        case .subnet(let subnet): object["subnet_id"] = .string(subnet.text)
+        }
         switch content.body {
         case .call(_, let method, _), .query(_, let method, _):
             object["method_name"] = .string(method)
@@ -205,8 +244,18 @@ public struct SignedRequestFile: Sendable, Equatable {
         if let status = json["request_status_envelope"], !status.isNull {
             statusBytes = try hex("request_status_envelope")
         }
-        try self.init(envelopeBytes: try hex("envelope"), effectiveCanisterID: try Principal(icText: try string("effective_canister_id")),
-                      network: try optionalString("network"), requestStatusBytes: statusBytes)
+        let route: CertificateScope
+        if let subnet = try optionalString("subnet_id") {
+            guard json["effective_canister_id"] == nil else {
+                throw ICError.malformed("signed request file: \"subnet_id\" and \"effective_canister_id\" are two routes; a request has one",
+                                        location: "subnet_id")
+            }
+            route = .subnet(try Principal(icText: subnet))
+        } else {
+            route = .canister(try Principal(icText: try string("effective_canister_id")))
+        }
+        try self.init(envelopeBytes: try hex("envelope"), route: route, network: try optionalString("network"),
+                      requestStatusBytes: statusBytes)
         try checkMirrors(json)
     }
 
