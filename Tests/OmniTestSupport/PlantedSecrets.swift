@@ -40,7 +40,7 @@ public struct PlantedSecret: Sendable {
         // Base64 of the secret after 0, 1 or 2 other bytes: the characters that depend on the secret alone are the
         // ones between the first and last partly-foreign group.
         for offset in 0..<3 {
-            let encoded = Array(Data(repeating: 0, count: offset) + Data(secret) + Data(repeating: 0, count: 2)).base64EncodedString()
+            let encoded = Data([UInt8](repeating: 0, count: offset) + secret + [0, 0]).base64EncodedString()
             let characters = Array(encoded)
             let start = offset == 0 ? 0 : 4
             let end = ((offset + secret.count) / 3) * 4
