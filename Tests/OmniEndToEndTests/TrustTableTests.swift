@@ -85,7 +85,7 @@ import OmniTestSupport
         }
         let named = Set(rows.flatMap(\.tests))
         let own = try String(contentsOf: Repository.root.appendingPathComponent("Tests/OmniEndToEndTests/TrustTableTests.swift"), encoding: .utf8)
-        let functions = own.split(separator: "\n").filter { $0.contains("@Test") && $0.contains(" func ") }
+        let functions = own.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("@Test") && $0.contains(" func ") }
             .compactMap { $0.split(separator: " func ").last?.split(separator: "(").first.map(String.init) }
         #expect(functions.count >= 6)
         for function in functions where function != "everyRowHasATestAndEveryTestARow" {
@@ -240,7 +240,7 @@ extension ICNetworkEndToEndTests {
         try control(["bad_bls": "certificate"])
         let commands: [[String]] = [
             ["call", canister, "greet_update", "(\"f\")"],
-            ["request-status", canister, requestID],
+            ["request-status", requestID, canister],
             ["read-state", canister, "/time"],
             ["metadata", canister],
         ]
