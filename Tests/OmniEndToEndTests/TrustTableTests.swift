@@ -227,6 +227,8 @@ import OmniTestSupport
         #expect(status != 0, "the app got no signature: \(app.stdoutText) \(app.stderrText)")
         #expect(try !app.jsonLines().contains { $0["event"] == "result" }, "\(app.stdoutText)")
         #expect(!wallet.stdoutText.contains("\"signed\""), "\(wallet.stdoutText) \(wallet.stderrText)")
+        #expect(try app.jsonLines().contains { $0["event"] == "sign_error" && $0["code"] == "UNAUTHORIZED" },
+                "the wallet refused it for its tag: \(app.stdoutText)")
     }
 }
 
