@@ -342,32 +342,10 @@ import Testing
         #expect(needles.contains { Self.contains(Array(shown.stdout), $0.1) }, "--show-mnemonic prints the phrase when asked")
     }
 
+    /// The forms of OmniTestSupport's PlantedSecret (one home for what counts as a leak).
     static func needles(entropy: [UInt8], phrase: String) -> [(String, [UInt8])] {
-        let hex = Hex.encode(entropy)
-        var needles: [(String, [UInt8])] = [("hex", Array(hex.utf8)), ("HEX", Array(hex.uppercased().utf8)), ("raw bytes", entropy),
-                                            ("base64", Array(Data(entropy).base64EncodedString().utf8)),
-                                            ("base64url", Array(Data(entropy).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-                                                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "").utf8)),
-                                            ("phrase", Array(phrase.utf8))]
-        let digits = Array(hex)
-        for start in stride(from: 0, through: digits.count - 16, by: 2) {
-            needles.append(("16 hex digits at \(start)", Array(String(digits[start..<start + 16]).utf8)))
-        }
-        let words = phrase.split(separator: " ")
-        for start in 0...(words.count - 3) {
-            needles.append(("words \(start + 1)-\(start + 3)", Array(words[start..<start + 3].joined(separator: " ").utf8)))
-        }
-        return needles
+        (PlantedSecret.bytes("entropy", entropy).forms + PlantedSecret.phrase("mnemonic", phrase).forms).map { ($0.kind, $0.bytes) }
     }
 
-    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard !needle.isEmpty, haystack.count >= needle.count else { return false }
-        let first = needle[0]
-        var index = 0
-        while index <= haystack.count - needle.count {
-            if haystack[index] == first, haystack[index..<index + needle.count].elementsEqual(needle) { return true }
-            index += 1
-        }
-        return false
-    }
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool { PlantedSecret.contains(haystack, needle) }
 }

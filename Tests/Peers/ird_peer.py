@@ -2,7 +2,8 @@
 """Loopback ird API for omni's `omni ird` tests: serves the hand-written test OpenAPI document and its operations,
 and checks EVERY request against the document with openapi-core (a third-party validator, no omni code).
 
-Start:  python3 ird_peer.py [--spec FILE] [--port N] [--device-polls N]
+Start:  python3 ird_peer.py [--spec FILE] [--port N] [--device-polls N] [--api-key KEY] [--session-token TOKEN]
+        (--api-key and --session-token replace the fixed credentials, so a test can plant secrets of its own)
 Stdout: ONE JSON line: {"url", "api", "spec_url", "spec_v2_url", "control", "api_key", "session_token", "totp",
         "confirmation_code", "pid"}. Lives until stdin reaches EOF or SIGTERM.
 
@@ -634,12 +635,16 @@ def make_handler(state, documents, operations, base_url):
 
 
 def main():
+    global API_KEY, SESSION_TOKEN
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--spec", default=os.path.join(HERE, "ird", "openapi.json"))
     parser.add_argument("--spec-v2", default=os.path.join(HERE, "ird", "openapi-v2.json"))
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--device-polls", type=int, default=2, help="polls answered 'pending' before the one 'slow_down'")
+    parser.add_argument("--api-key", default=API_KEY)
+    parser.add_argument("--session-token", default=SESSION_TOKEN)
     args = parser.parse_args()
+    API_KEY, SESSION_TOKEN = args.api_key, args.session_token
 
     server = ThreadingHTTPServer(("127.0.0.1", args.port), BaseHTTPRequestHandler)
     base_url = "http://127.0.0.1:%d" % server.server_address[1]

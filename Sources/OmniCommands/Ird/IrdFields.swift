@@ -10,6 +10,31 @@ enum IrdFields {
     struct Field {
         let text: String
         let typed: Bool
+
+        /// The key, when it names a secret (SecretNames) and its value is on the command line itself: -f always,
+        /// -F unless the value is @FILE.
+        var secretKeyGivenLiterally: String? {
+            guard let equals = text.firstIndex(of: "=") else { return nil }
+            let key = String(text[..<equals])
+            let last = key.split(separator: ".").last.map { String($0.hasSuffix("[]") ? $0.dropLast(2) : $0[...]) } ?? key
+            guard SecretNames.looksSecret(last) else { return nil }
+            let value = text[text.index(after: equals)...]
+            if typed, value.hasPrefix("@"), value.count > 1 { return nil }
+            return key
+        }
+    }
+
+    /// The first key anywhere in a body that names a secret and holds a value (a string, number or structure).
+    static func secretKey(in body: JSONValue) -> String? {
+        if let object = body.objectValue {
+            for (key, value) in object {
+                if SecretNames.looksSecret(key), !value.isNull { return key }
+                if let inner = secretKey(in: value) { return key + "." + inner }
+            }
+        } else if let array = body.arrayValue {
+            for value in array { if let inner = secretKey(in: value) { return inner } }
+        }
+        return nil
     }
 
     static func apply(_ fields: [Field], to body: JSONValue?, schema: SchemaRef?, document: OpenAPIDocument?,

@@ -135,13 +135,27 @@ enum IrdOperationCommand {
                     if !texts.isEmpty { input.query[parameter.name] = texts }
                 }
             }
+            for (parameter, declaration) in inputs where SecretNames.looksSecret(parameter.name) {
+                if case .positional = declaration { continue }
+                if invocation.isGiven(declaration.declaration) {
+                    invocation.warnSecretOnCommandLine(declaration.display, instead: "the service offers no other way to send it, so "
+                                                       + "prefer 'omni ird api' with the request in a file")
+                }
+            }
             if takesBody {
                 var body: JSONValue?
                 if let text = try invocation.text(of: json) {
                     do throws(CodecError) { body = try JSONValue.parse(text) } catch { throw error.labelled("--json") }
+                    if invocation.isGivenLiterally(json), let key = body.flatMap(IrdFields.secretKey(in:)) {
+                        invocation.warnSecretOnCommandLine("--json field '\(TerminalText.escaped(key))'", instead: "pass the body as --json @FILE or -")
+                    }
                 }
                 let fields = try invocation.value(field).map { IrdFields.Field(text: $0, typed: true) }
                     + invocation.value(rawField).map { IrdFields.Field(text: $0, typed: false) }
+                for field in fields {
+                    guard let key = field.secretKeyGivenLiterally else { continue }
+                    invocation.warnSecretOnCommandLine("field '\(TerminalText.escaped(key))'", instead: "read it from a file with -F \(TerminalText.escaped(key))=@FILE")
+                }
                 input.body = try IrdFields.apply(fields, to: body, schema: operation.requestBody?.json?.schema, document: document,
                                                  invocation: invocation)
             }
