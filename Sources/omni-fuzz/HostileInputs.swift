@@ -335,11 +335,10 @@ enum HostileInputs {
         return [
             Seed("operations-10000-at", text: document(paths: operations(10_000))),
             Seed("operations-10000-over", text: document(paths: operations(10_001))),
-            Seed("schemas-100000-at", text: document(schemas: schemas(100_000))),
-            Seed("schemas-100000-over", text: document(schemas: schemas(100_001))),
-            // Four JSON values a reference: the JSON reader's 1 Mi values end this shape first, at 262 143 references.
-            Seed("references-250000-at", text: document(schemas: references(250_000))),
-            Seed("references-500000-over", text: document(schemas: references(500_001))),
+            Seed("schemas-50000-at", text: document(schemas: schemas(50_000))),
+            Seed("schemas-50000-over", text: document(schemas: schemas(50_001))),
+            Seed("references-100000-at", text: document(schemas: references(100_000))),
+            Seed("references-100000-over", text: document(schemas: references(100_001))),
             Seed("schema-nesting-62-at", text: document(schemas: nested(62))),
             Seed("schema-nesting-63-over", text: document(schemas: nested(63))),
         ]
