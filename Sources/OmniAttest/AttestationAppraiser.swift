@@ -19,13 +19,17 @@ public struct AttestationAppraiser: Sendable {
     public var receiptTrust: ReceiptTrust
     /// When set, a missing or failing receipt refuses the attestation (`bad_receipt`); otherwise it only warns.
     public var requireReceipt: Bool
+    /// Shared by the appraisals of a batch: the intermediate is parsed and its chain to the root verified once
+    /// (every leaf is still verified against it at its own time; verdicts are the same as without it).
+    public var chainCache: CertificateChainCache?
 
     public init(roots: [Certificate] = [AppleRoots.appAttestationRoot], environment: EnvironmentPolicy = .production,
-                receiptTrust: ReceiptTrust = .apple, requireReceipt: Bool = false) {
+                receiptTrust: ReceiptTrust = .apple, requireReceipt: Bool = false, chainCache: CertificateChainCache? = nil) {
         self.roots = roots
         self.environment = environment
         self.receiptTrust = receiptTrust
         self.requireReceipt = requireReceipt
+        self.chainCache = chainCache
     }
 
     /// The clientDataHash for a challenge: Apple's guide hashes it (`sha256`); Apple's own published samples passed
@@ -77,7 +81,12 @@ public struct AttestationAppraiser: Sendable {
         for (index, item) in x5c.enumerated() {
             guard let der = item.bytes else { throw Refusal(.badFormat, "attStmt.x5c[\(index)] is not a byte string") }
             do {
-                certificates.append(try Certificate(derRepresentation: der))
+                // Only x5c[1…] repeat across attestations; the credential certificate is new every time.
+                if index > 0, let chainCache {
+                    certificates.append(try chainCache.certificate(der: der))
+                } else {
+                    certificates.append(try Certificate(derRepresentation: der))
+                }
             } catch {
                 throw Refusal(.badFormat, "attStmt.x5c[\(index)] is not a DER certificate: \(error.message)")
             }
@@ -97,7 +106,12 @@ public struct AttestationAppraiser: Sendable {
         // 1. The chain, credential certificate first, to the trusted root at the verification time.
         let chain: [Certificate]
         do {
-            chain = try Certificate.verifyChain(leaf: leaf, intermediates: Array(certificates.dropFirst()), roots: roots, at: verdict.time)
+            let intermediates = Array(certificates.dropFirst())
+            if let chainCache {
+                chain = try chainCache.verifyChain(leaf: leaf, intermediates: intermediates, roots: roots, at: verdict.time)
+            } else {
+                chain = try Certificate.verifyChain(leaf: leaf, intermediates: intermediates, roots: roots, at: verdict.time)
+            }
         } catch {
             switch error.certificateFailure {
             case .expired?: throw Refusal(.certExpired, error.message)

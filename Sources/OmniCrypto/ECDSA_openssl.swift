@@ -1,5 +1,6 @@
 internal import COpenSSL
 import OmniCodec
+import Synchronization
 
 /// Owns one OpenSSL `EVP_PKEY`. Keys are immutable after construction, so one object may sign or verify from
 /// several threads at once (each operation makes its own `EVP_PKEY_CTX`).
@@ -8,6 +9,33 @@ final class EVPKey: @unchecked Sendable {
     init(adopting pointer: OpaquePointer) { self.pointer = pointer }
     /// EVP_PKEY_free clears private scalars before releasing them.
     deinit { EVP_PKEY_free(pointer) }
+}
+
+/// A public key's OpenSSL object, decoded on first use: many keys are only compared (an attestation's COSE key with
+/// its certificate's key) and never verify anything, and decoding into an `EVP_PKEY` is one of OpenSSL 3's costliest
+/// steps. The point was checked to be on its curve before this is made.
+final class LazyPublicEVPKey: Sendable {
+    private let subjectPublicKeyInfo: [UInt8]
+    private let curve: ECDSA.Curve
+    private let decoded = Mutex<EVPKey?>(nil)
+
+    init(subjectPublicKeyInfo: [UInt8], curve: ECDSA.Curve) {
+        self.subjectPublicKeyInfo = subjectPublicKeyInfo
+        self.curve = curve
+    }
+
+    func key() throws(CryptoError) -> EVPKey {
+        try decoded.withLock { decoded throws(CryptoError) -> EVPKey in
+            if let decoded { return decoded }
+            clearOpenSSLErrors()
+            guard let pkey = decodeDER(subjectPublicKeyInfo, { d2i_PUBKEY(nil, $0, $1) }, free: { EVP_PKEY_free($0) }) else {
+                throw CryptoError.openssl(.invalidKey, "OpenSSL refused the \(curve.rawValue) public key")
+            }
+            let key = EVPKey(adopting: pkey)
+            decoded = key
+            return key
+        }
+    }
 }
 
 extension ECDSA.Curve {
@@ -67,19 +95,14 @@ extension ECDSA {
         public let curve: Curve
         /// SEC1 uncompressed point 04 ‖ X ‖ Y (65 bytes for P-256/secp256k1, 97 for P-384).
         public let uncompressedRepresentation: [UInt8]
-        private let key: EVPKey
+        private let key: LazyPublicEVPKey
 
         /// From a SEC1 point, compressed (33/49 bytes) or uncompressed (65/97 bytes); it must lie on `curve`.
         public init(pointRepresentation point: some Collection<UInt8>, curve: Curve) throws(CryptoError) {
             let uncompressed = try curve.uncompressedPoint(Array(point))
-            let spki = curve.subjectPublicKeyInfo(uncompressedPoint: uncompressed)
-            clearOpenSSLErrors()
-            guard let pkey = decodeDER(spki, { d2i_PUBKEY(nil, $0, $1) }, free: { EVP_PKEY_free($0) }) else {
-                throw CryptoError.openssl(.invalidKey, "OpenSSL refused the \(curve.rawValue) public key")
-            }
             self.curve = curve
             uncompressedRepresentation = uncompressed
-            key = EVPKey(adopting: pkey)
+            key = LazyPublicEVPKey(subjectPublicKeyInfo: curve.subjectPublicKeyInfo(uncompressedPoint: uncompressed), curve: curve)
         }
 
         /// From a DER SubjectPublicKeyInfo (RFC 5480: id-ecPublicKey with a named curve; the point may be
@@ -151,6 +174,7 @@ extension ECDSA {
             let digest = try checkedDigest(digest)
             if requireLowS && !parsed.isLowS { return false }
             let der = parsed.derRepresentation
+            let key = try self.key.key()
             clearOpenSSLErrors()
             guard let context = EVP_PKEY_CTX_new(key.pointer, nil) else { throw CryptoError.openssl(.library, "EVP_PKEY_CTX_new failed") }
             defer { EVP_PKEY_CTX_free(context) }

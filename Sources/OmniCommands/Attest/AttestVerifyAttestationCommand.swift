@@ -62,6 +62,8 @@ enum AttestVerifyAttestationCommand {
                 rootsByPEM[pem] = roots
                 return roots
             }
+            // One cache for the whole batch: Apple's intermediate is verified against the root once, not per line.
+            let chainCache = CertificateChainCache()
             return try AttestBatch.run(invocation, input: input) { line in
                 let object = try line.require(try line.base64("attestation", "attestation_b64"), "\"attestation\"")
                 let keyID = try line.require(try line.base64("key_id", "keyId") ?? defaultKeyID, "\"key_id\"")
@@ -79,7 +81,7 @@ enum AttestVerifyAttestationCommand {
                     hash = linePolicy.challengeHash.clientDataHash(challenge: challenge)
                 }
                 let appraiser = AttestationAppraiser(roots: linePolicy.effectiveRoots, environment: linePolicy.environment,
-                                                     requireReceipt: requireReceipt)
+                                                     requireReceipt: requireReceipt, chainCache: chainCache)
                 return appraiser.appraise(attestation: object, keyID: keyID, appID: appID, clientDataHash: hash,
                                           at: linePolicy.time).json
             }
