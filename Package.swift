@@ -82,12 +82,18 @@ var shared: [Target] { [
 
 // MARK: - C: system libraries through pkg-config, our shims, our BLS12-381 field arithmetic
 var cLayer: [Target] { [
-    .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
-    .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
-    // libcurl's headers only (no pkg-config, whose -lcurl would link it): COmniShims opens libcurl on first use.
+    // Headers only (no pkg-config, whose -l flags would link them): on Linux COmniShims opens libcrypto, libssl,
+    // libsodium, libsqlite3 and libcurl on first use (lazy_libraries.c, curl_shims.c say why). The Makefile's
+    // `deps` installs the -dev packages that provide the headers.
+    .systemLibrary(name: "COpenSSL"),
+    .systemLibrary(name: "CSodium"),
     .systemLibrary(name: "CCurl"),
-    .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-    .target(name: "COmniShims", dependencies: ["CCurl", "COpenSSL"], linkerSettings: [.linkedLibrary("dl")]),
+    .systemLibrary(name: "CSQLite"),
+    // Elsewhere (the trampolines are Linux-only) the libraries are linked as usual.
+    .target(name: "COmniShims", dependencies: ["CCurl", "COpenSSL"],
+            linkerSettings: [.linkedLibrary("dl")] + ["ssl", "crypto", "sodium", "sqlite3"].map {
+                .linkedLibrary($0, .when(platforms: [.macOS]))
+            }),
     .target(name: "CBLS12381", cSettings: [.unsafeFlags(["-O3"])]),
 ] }
 

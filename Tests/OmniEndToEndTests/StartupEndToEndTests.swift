@@ -14,7 +14,7 @@ import OmniTestSupport
         for arguments in [["--version"], ["--help"], ["candid", "encode", "(42 : nat)"]] {
             let run = try loadedObjects(arguments)
             #expect(run.status == 0, "\(arguments)")
-            #expect(run.trace.contains("file=libcrypto.so"), "the trace works: \(arguments)")
+            #expect(run.trace.contains("file=libc.so.6"), "the trace works: \(arguments)")
             #expect(!run.trace.contains("libcurl"), "\(arguments) loaded libcurl")
         }
     }
