@@ -94,7 +94,7 @@ struct WebSocketReceiveSpinTests {
                     let message = try socket.receive(timeout: 0.05)
                     return "unexpected \(message)"
                 } catch {
-                    return error.kind == .timeout ? "timed out" : "threw \(error)"
+                    return (error as? TransportError)?.kind == .timeout ? "timed out" : "threw \(error)"
                 }
             }
             defer { pair.stop() }
