@@ -19,6 +19,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -103,7 +104,11 @@ static int fill(reader_t *r, size_t need) {
     while (r->end - r->start < need) {
         int spinning = spin_until > 0 && now() < spin_until;
         ssize_t n = recv(r->fd, r->buffer + r->end, sizeof r->buffer - r->end, spinning ? MSG_DONTWAIT : 0);
-        if (n < 0 && (errno == EINTR || (spinning && (errno == EAGAIN || errno == EWOULDBLOCK)))) continue;
+        if (n < 0 && spinning && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            sched_yield(); /* free on an idle machine; on a busy one the server may be waiting for this core */
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
         if (n <= 0) return -1;
         r->end += (size_t)n;
     }
