@@ -10,26 +10,31 @@ import Testing
 struct WebSocketReceiveSpinTests {
     /// Server side of one connection: a handler thread that runs `body` on the socket; its outcome is kept.
     final class Server: @unchecked Sendable {
+        final class State: @unchecked Sendable {
+            let condition = NSCondition()
+            var socket: WebSocketConnection?
+            var outcome: String?
+        }
+
         let server: HTTPServer
         let client: WebSocketConnection
-        private let condition = NSCondition()
-        private var socket: WebSocketConnection?
-        private var outcome: String?
+        private let state = State()
 
         init(spin: Double, _ body: @escaping @Sendable (WebSocketConnection) throws -> String) throws {
             server = try HTTPServer()
             var options = WebSocketConnection.Options()
             options.receiveSpin = spin
-            server.webSocket("/ws", options: options) { [self] socket, _ in
-                condition.withLock {
-                    self.socket = socket
-                    condition.broadcast()
+            let state = state
+            server.webSocket("/ws", options: options) { socket, _ in
+                state.condition.withLock {
+                    state.socket = socket
+                    state.condition.broadcast()
                 }
                 let result: String
                 do { result = try body(socket) } catch { result = "threw \(error)" }
-                condition.withLock {
-                    outcome = result
-                    condition.broadcast()
+                state.condition.withLock {
+                    state.outcome = result
+                    state.condition.broadcast()
                 }
             }
             try server.start()
@@ -39,23 +44,23 @@ struct WebSocketReceiveSpinTests {
         var serverSocket: WebSocketConnection {
             get throws {
                 let deadline = Date(timeIntervalSinceNow: 20)
-                condition.lock()
-                defer { condition.unlock() }
-                while socket == nil {
-                    guard condition.wait(until: deadline) else { throw TestSupportError("the server never got the WebSocket") }
+                state.condition.lock()
+                defer { state.condition.unlock() }
+                while state.socket == nil {
+                    guard state.condition.wait(until: deadline) else { throw TestSupportError("the server never got the WebSocket") }
                 }
-                return socket!
+                return state.socket!
             }
         }
 
         func result() throws -> String {
             let deadline = Date(timeIntervalSinceNow: 50)
-            condition.lock()
-            defer { condition.unlock() }
-            while outcome == nil {
-                guard condition.wait(until: deadline) else { throw TestSupportError("the server handler did not finish") }
+            state.condition.lock()
+            defer { state.condition.unlock() }
+            while state.outcome == nil {
+                guard state.condition.wait(until: deadline) else { throw TestSupportError("the server handler did not finish") }
             }
-            return outcome!
+            return state.outcome!
         }
 
         func stop() {
