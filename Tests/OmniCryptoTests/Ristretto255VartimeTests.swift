@@ -24,13 +24,14 @@ struct Ristretto255VartimeTests {
         #expect(EdwardsPoint(ristrettoEncoding: RistrettoPoint.identity.encoding)?.ristrettoEncoding() == RistrettoPoint.identity.encoding)
     }
 
-    /// Random bytes, and valid encodings with one bit flipped or the top bit set: accepted exactly when libsodium
+    /// Random bytes, and valid encodings as they are, with one bit flipped or with the top bit set: accepted exactly when libsodium
     /// (with the bit-255 check RistrettoPoint adds) accepts them.
     @Test func decodingAcceptsWhatLibsodiumAccepts() {
         var random = SeededGenerator()
         var candidates = (0..<256).map { _ in random.bytes(32) }
         for _ in 0..<128 {
             var encoding = Self.randomPoint(&random).encoding
+            candidates.append(encoding)
             encoding[Int.random(in: 0..<32, using: &random)] ^= 1 << UInt8.random(in: 0...7, using: &random)
             candidates.append(encoding)
         }
@@ -46,7 +47,7 @@ struct Ristretto255VartimeTests {
             if expected { accepted += 1 }
             #expect((EdwardsPoint(ristrettoEncoding: candidate) != nil) == expected, "\(candidate.hexString) seed \(random.seed)")
         }
-        #expect(accepted > 100, "too few valid encodings among the candidates to test acceptance (seed \(random.seed))")
+        #expect(accepted >= 128, "too few valid encodings among the candidates to test acceptance (seed \(random.seed))")
     }
 
     @Test func doubleScalarMultiplicationMatchesLibsodium() {
