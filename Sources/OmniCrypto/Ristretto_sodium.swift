@@ -27,6 +27,12 @@ struct RistrettoPoint: Equatable, Sendable {
         self.encoding = bytes
     }
 
+    /// An encoding already checked (by `EdwardsPoint(ristrettoEncoding:)`, which accepts exactly what `init?`
+    /// accepts).
+    init(validEncoding: [UInt8]) {
+        encoding = validEncoding
+    }
+
     var isIdentity: Bool { encoding.allSatisfy { $0 == 0 } }
 
     /// `scalar`·B for the ristretto255 generator B.

@@ -24,24 +24,31 @@ public enum Sr25519 {
         /// The 32-byte compressed ristretto255 point.
         public let rawRepresentation: [UInt8]
         let point: RistrettoPoint
+        /// The decoded point when the key was made from bytes, so that verification does not decode it again.
+        private let decoded: EdwardsPoint?
 
         /// Refuses anything but 32 bytes that decode to a ristretto255 point other than the identity.
         public init(rawRepresentation: some Collection<UInt8>) throws(CryptoError) {
             guard rawRepresentation.count == publicKeyByteCount else {
                 throw CryptoError(.invalidKey, "sr25519 public key must be 32 bytes, got \(rawRepresentation.count)")
             }
-            guard let point = RistrettoPoint(encoding: rawRepresentation) else {
+            // Decoded in variable time: a public key is public.
+            guard let decoded = EdwardsPoint(ristrettoEncoding: rawRepresentation) else {
                 throw CryptoError(.invalidKey,
                                   "sr25519 public key \(Hex.encode(rawRepresentation)) is not a canonical ristretto255 point encoding")
             }
+            let point = RistrettoPoint(validEncoding: Array(rawRepresentation))
             guard !point.isIdentity else {
                 throw CryptoError(.invalidKey, "sr25519 public key is the identity point (every signature would verify under it)")
             }
-            self.init(point: point)
+            self.point = point
+            self.decoded = decoded
+            self.rawRepresentation = point.encoding
         }
 
         init(point: RistrettoPoint) {
             self.point = point
+            decoded = nil
             rawRepresentation = point.encoding
         }
 
@@ -65,9 +72,11 @@ public enum Sr25519 {
             transcript.appendMessage(label: SchnorrkelLabel.signPublicKey, rawRepresentation)
             transcript.appendMessage(label: SchnorrkelLabel.signCommitment, commitment)
             let challenge = RistrettoScalar(reducingWide: transcript.challenge(label: SchnorrkelLabel.signChallenge, count: 64))
-            // R = s·B − k·A, compared by encoding (a non-canonical R never matches).
-            let recomputed = RistrettoPoint.base(response) - point.multiplied(by: challenge)
-            return recomputed.encoding == commitment
+            // R = s·B − k·A, compared by encoding (a non-canonical R never matches). Variable time: every input
+            // is public.
+            // A valid encoding by construction: decoding cannot fail.
+            guard let publicPoint = decoded ?? EdwardsPoint(ristrettoEncoding: rawRepresentation) else { return false }
+            return Ristretto255Vartime.verifiesCommitment(commitment, publicKey: publicPoint, response: response, challenge: challenge)
         }
 
         /// Soft derivation, schnorrkel `derived_key_simple(chain_code, [])` on a public key: the child public

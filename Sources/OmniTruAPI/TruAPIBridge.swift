@@ -21,6 +21,8 @@ public struct TruAPIBridgeConfiguration: Sendable {
     public var outboundQueueBytes = 64 << 20
     /// A connection silent this long is closed with 1001; the bridge pings at a third of it, and browsers answer.
     public var idleTimeout: Double? = 120
+    /// Seconds a connection's reader polls for the next frame before sleeping (`WebSocketConnection.Options`).
+    public var receiveSpin: Double = 50e-6
     /// How long a product has to answer the bridge's Close before its socket is dropped.
     public var closeTimeout: Double = 5
     /// How long one send may wait for a product to read before the connection fails.
@@ -109,6 +111,9 @@ public final class TruAPIBridge: @unchecked Sendable {
         options.sendTimeout = configuration.sendTimeout
         options.idleTimeout = configuration.idleTimeout
         options.closeTimeout = configuration.closeTimeout
+        // A product's requests come one after another on a connection: answering on the reading thread and
+        // spinning briefly for the next frame keeps a round trip from paying two thread wake-ups.
+        options.receiveSpin = configuration.receiveSpin
         server.webSocket("*", options: options, gate: { [self] request in gate(request) },
                          handler: { [self] socket, request in serve(socket, request) })
     }

@@ -35,6 +35,11 @@ public final class WebSocketConnection: @unchecked Sendable {
         public var deliverPongs = false
         /// Split outgoing text and binary messages into frames of at most this many payload bytes.
         public var fragmentSize: Int?
+        /// Seconds `receive` keeps polling the socket without sleeping once it runs dry right after reading bytes
+        /// (0: sleep at once). In a request–response exchange the peer's next frame often comes within
+        /// microseconds, and waking a thread that slept costs more than that on an idle machine; the spin follows
+        /// only bytes read, so an idle connection sleeps after at most this long.
+        public var receiveSpin: Double = 0
 
         public init() {}
     }
@@ -55,6 +60,8 @@ public final class WebSocketConnection: @unchecked Sendable {
     // Read side (readLock).
     private var decoder: WebSocketFrameDecoder
     private var scratch: [UInt8]
+    /// Bytes arrived since the last spin: the next time the socket runs dry, spin before sleeping.
+    private var spinArmed = false
 
     // Write side (writeLock).
     private var pending: [UInt8] = []
@@ -155,11 +162,16 @@ public final class WebSocketConnection: @unchecked Sendable {
             case .bytes(let count):
                 scratch.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
                 idleDeadline = .after(options.idleTimeout)
+                spinArmed = options.receiveSpin > 0
             case .endOfStream:
                 let error = TransportError(.closed, "WebSocket connection closed without a closing handshake (1006)")
                 finish(error)
                 throw error
             case .wouldBlock:
+                if spinArmed {
+                    spinArmed = false
+                    if spinForInput(until: MonotonicDeadline.after(options.receiveSpin).earlier(deadline)) { continue }
+                }
                 if waitForInput(until: deadline.earlier(idleDeadline)) { continue }
                 if idleDeadline.hasPassed, !deadline.hasPassed {
                     let seconds = options.idleTimeout ?? 0
@@ -170,6 +182,18 @@ public final class WebSocketConnection: @unchecked Sendable {
                 return nil
             }
         }
+    }
+
+    /// Polls the socket and the wake-up pipe without sleeping until one is readable (true) or `deadline` passes.
+    private func spinForInput(until deadline: MonotonicDeadline) -> Bool {
+        var descriptors = [
+            POSIXPoll.descriptor(stream.descriptor, POSIXPoll.readable),
+            POSIXPoll.descriptor(wakeup.readDescriptor, POSIXPoll.readable),
+        ]
+        repeat {
+            if POSIXPoll.wait(&descriptors, until: .after(0)) { return true }
+        } while !deadline.hasPassed
+        return false
     }
 
     /// Polls the socket (and for writability while bytes are queued) plus the wake-up pipe. False on timeout.
