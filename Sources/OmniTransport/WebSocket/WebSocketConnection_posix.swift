@@ -185,6 +185,8 @@ public final class WebSocketConnection: @unchecked Sendable {
     }
 
     /// Polls the socket and the wake-up pipe without sleeping until one is readable (true) or `deadline` passes.
+    /// Between polls the core is offered to others (`sched_yield`): on a busy machine the peer this side waits
+    /// for may be the one that needs it.
     private func spinForInput(until deadline: MonotonicDeadline) -> Bool {
         var descriptors = [
             POSIXPoll.descriptor(stream.descriptor, POSIXPoll.readable),
@@ -192,6 +194,7 @@ public final class WebSocketConnection: @unchecked Sendable {
         ]
         repeat {
             if POSIXPoll.wait(&descriptors, until: .after(0)) { return true }
+            sched_yield()
         } while !deadline.hasPassed
         return false
     }
