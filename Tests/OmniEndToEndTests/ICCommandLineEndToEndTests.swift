@@ -9,11 +9,7 @@ import Testing
 /// completion in real shells. The replica (Tests/Peers/ic_replica.py) is this suite's own.
 @Suite(.serialized)
 struct ICCommandLineEndToEndTests {
-    static let shared = Result { () throws -> PeerProcess in
-        let peer = try PeerProcess(script: "ic_replica.py")
-        FileHandle.standardError.write(Data("ic_replica.py for the ic command-line tests: --seed \(try peer.string("seed"))\n".utf8))
-        return peer
-    }
+    static let shared = Result { try PeerProcess.icReplica(for: "the ic command-line tests") }
 
     static let ledger = "ryjl3-tyaaa-aaaaa-aaaba-cai"
 

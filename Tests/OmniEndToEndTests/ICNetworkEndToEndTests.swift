@@ -8,18 +8,10 @@ import Testing
 @Suite(.serialized)
 struct ICNetworkEndToEndTests {
     /// One replica for the suite (tests are serialized and reset it); fresh keys per run, seed printed once.
-    static let shared = Result { () throws -> PeerProcess in
-        let peer = try PeerProcess(script: "ic_replica.py")
-        FileHandle.standardError.write(Data("ic_replica.py for the ic end-to-end tests: --seed \(try peer.string("seed"))\n".utf8))
-        return peer
-    }
+    static let shared = Result { try PeerProcess.icReplica(for: "the ic end-to-end tests") }
 
     /// A second replica that is the root subnet itself (`--no-delegation`): its certificates are root-signed.
-    static let rootSubnet = Result { () throws -> PeerProcess in
-        let peer = try PeerProcess(script: "ic_replica.py", arguments: ["--no-delegation"])
-        FileHandle.standardError.write(Data("ic_replica.py --no-delegation for the ic end-to-end tests: --seed \(try peer.string("seed"))\n".utf8))
-        return peer
-    }
+    static let rootSubnet = Result { try PeerProcess.icReplica(for: "the ic end-to-end tests", arguments: ["--no-delegation"]) }
 
     let replica: PeerProcess
     let url: String

@@ -10,11 +10,7 @@ import Testing
 @Suite(.serialized)
 struct ICSignedSubnetEndToEndTests {
     /// Its own replica: the other IC suites reset theirs between tests and run concurrently with this one.
-    static let shared = Result { () throws -> PeerProcess in
-        let peer = try PeerProcess(script: "ic_replica.py")
-        FileHandle.standardError.write(Data("ic_replica.py for the signed subnet tests: --seed \(try peer.string("seed"))\n".utf8))
-        return peer
-    }
+    static let shared = Result { try PeerProcess.icReplica(for: "the signed subnet tests") }
 
     let replica: PeerProcess
     let url: String
@@ -40,11 +36,9 @@ struct ICSignedSubnetEndToEndTests {
     }
 
     @discardableResult
-    func control(_ body: JSONValue) throws -> JSONValue {
-        try replica.requestJSON("/_control", method: "POST", body: body)
-    }
+    func control(_ body: JSONValue) throws -> JSONValue { try replica.control(body) }
 
-    func stat(_ name: String) throws -> Int { Int(try replica.requestJSON("/_control")["stats"]?[name]?.int64Value ?? 0) }
+    func stat(_ name: String) throws -> Int { try replica.stat(name) }
 
     /// `omni ic <arguments>`, with the replica and its root key unless `network` is false (signing is offline).
     func omni(_ arguments: [String], network: Bool = true) throws -> ProcessResult {

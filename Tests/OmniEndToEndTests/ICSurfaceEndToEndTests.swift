@@ -10,11 +10,7 @@ import Testing
 @Suite(.serialized)
 struct ICSurfaceEndToEndTests {
     /// One replica for the suite (tests are serialized and reset it).
-    static let shared = Result { () throws -> PeerProcess in
-        let peer = try PeerProcess(script: "ic_replica.py")
-        FileHandle.standardError.write(Data("ic_replica.py for the ic surface tests: --seed \(try peer.string("seed"))\n".utf8))
-        return peer
-    }
+    static let shared = Result { try PeerProcess.icReplica(for: "the ic surface tests") }
 
     let replica: PeerProcess
     let url: String

@@ -56,7 +56,8 @@ enum ICSignCommand {
                     + "'(record { to = record { owner = principal \"…\" }; amount = 100_000 })' --identity cold --out-file transfer.json",
                     "Sign a ledger transfer on an offline machine."),
             Example("omni ic send transfer.json", "Then send it from a connected one."),
-            Example("omni ic sign aaaaa-aa provisional_create_canister_with_cycles '(record {})' --update --subnet ID --out-file create.json",
+            Example("omni ic sign aaaaa-aa provisional_create_canister_with_cycles '(record {})' --update "
+                    + "--subnet tdb26-jop6k-aogll-7ltgs-eruif-6kk7m-qpktf-gdiqx-mxtrf-vb5e6-eqe --out-file create.json",
                     "Sign a canister creation for one subnet."),
         ]
     ) { invocation in
