@@ -1,7 +1,8 @@
-/* `make bench` only: the start-up yardstick for omni. A C program linking the same system libraries omni does
+/* `make bench` only: the start-up yardstick for omni. A C program linking the system libraries omni uses
  * (OpenSSL libssl and libcrypto, libsodium, libcurl, SQLite) and printing their versions as `omni version` does,
- * so its start time is what the loader and those libraries cost before any Swift runs. Compiled by the Makefile
- * into .build/bench/; never committed as a binary. */
+ * so its start time is what the loader and those libraries cost before any Swift runs. omni itself opens them on
+ * first use (COmniShims/lazy_libraries.c), so `omni --version` pays for none of them and `omni version` for all.
+ * Compiled by the Makefile into .build/bench/; never committed as a binary. */
 #include <curl/curl.h>
 #include <openssl/crypto.h>
 #include <openssl/ssl.h>
