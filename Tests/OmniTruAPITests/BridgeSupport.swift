@@ -103,7 +103,7 @@ final class BridgeHarness: @unchecked Sendable {
         try server.start()
     }
 
-    func client(timeout: Double = 10) throws -> TruAPIClient { try TruAPIClient.connect(url, timeout: timeout) }
+    func client(timeout: Double = BridgeTimeouts.answer) throws -> TruAPIClient { try TruAPIClient.connect(url, timeout: timeout) }
 
     func stop() {
         bridge.shutdown()
@@ -112,15 +112,23 @@ final class BridgeHarness: @unchecked Sendable {
     }
 }
 
+/// How long a test waits for the in-process bridge to answer. The bridge dispatches every frame on Swift's
+/// concurrency pool, which in the test process has one thread per core and is shared with every suite: blocking
+/// tests elsewhere can hold it for many seconds on a 2-core machine, delaying (never losing) an answer. A wait
+/// that ends is a failure, so it is generous; it never slows a passing test.
+enum BridgeTimeouts {
+    static let answer: Double = 60
+}
+
 extension TruAPIClient {
-    /// A request built from a JSON description's payload, answered within 10 s.
+    /// A request built from a JSON description's payload, answered within `BridgeTimeouts.answer`.
     func call(_ methodName: String, _ payload: SCALEValue?, id: String = "p:1") throws -> TruAPIMessage {
         let request = TruAPIMessage(requestID: id, method: method(methodName), kind: .request, payload: payload.map { .variant("V1", $0) })
-        return try call(request, timeout: 10)
+        return try call(request, timeout: BridgeTimeouts.answer)
     }
 
     /// The next frame within `timeout` seconds, decoded.
-    func nextFrame(timeout: Double = 10) throws -> TruAPIFrame {
+    func nextFrame(timeout: Double = BridgeTimeouts.answer) throws -> TruAPIFrame {
         guard let bytes = try receive(until: Date(timeIntervalSinceNow: timeout)) else {
             throw TestSupportError("no frame within \(timeout) s")
         }

@@ -8,7 +8,7 @@ import Testing
 /// Chain methods through the real bridge to Tests/Peers/chain_node_peer.py, a scripted JSON-RPC v2 node on loopback
 /// (PyPI websockets): follow events and operations, the follow-id mapping per connection, chainSpec's JSON text,
 /// transaction handles, RPC errors as HostFailure, and a node that drops the connection once.
-@Suite("TrUAPI chain forwarding to a JSON-RPC node", .serialized, .timeLimit(.minutes(3)))
+@Suite("TrUAPI chain forwarding to a JSON-RPC node", .serialized, .timeLimit(.minutes(10)))
 struct ChainForwardingTests {
     /// The node peer, its events file, and a bridge forwarding the peer's genesis to it.
     final class Setup: @unchecked Sendable {
@@ -86,7 +86,7 @@ struct ChainForwardingTests {
         }
 
         /// The first frame with `id` and `kind`, reading until it arrives.
-        func take(_ id: String, _ kind: TruAPIFrameKind, timeout: Double = 15) throws -> TruAPIMessage {
+        func take(_ id: String, _ kind: TruAPIFrameKind, timeout: Double = BridgeTimeouts.answer) throws -> TruAPIMessage {
             let deadline = Date(timeIntervalSinceNow: timeout)
             while true {
                 if let index = inbox.firstIndex(where: { $0.requestID == id && $0.kind == kind }) { return inbox.remove(at: index) }
