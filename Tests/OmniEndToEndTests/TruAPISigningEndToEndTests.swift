@@ -41,7 +41,9 @@ import Testing
         #"{"dot_ns_identifier":"\#(product)","derivation_index":{"Index":\#(index)}}"#
     }
 
-    @Test func anIndependentProductSignsThroughTheBridgeAndVerifiesEverything() throws {
+    /// The peer builds its own types from the reference's Appendix A (../shared/reference/truapi.md), so it needs
+    /// the shared data and skips with the vector suites when that is absent.
+    @Test(.vectors("truapi")) func anIndependentProductSignsThroughTheBridgeAndVerifiesEverything() throws {
         let home = try Home(username: "peer-user")
         defer { home.remove() }
         let bridge = try BridgeProcess(["--product-id", "signpeer.dot", "--mnemonic-env", "PEER_PHRASE", "--lite-username", "peer-user",
