@@ -187,11 +187,17 @@ public final class TruAPIBridge: @unchecked Sendable {
             _ = try? socket.close(code: WebSocketCloseCode(1013), reason: "too many connections", timeout: configuration.closeTimeout)
             return
         }
+        // The slot is free the moment the connection starts to end (before the product sees the close), not when
+        // this thread has wound it down: a product that reconnects at once must find it free. The registry keeps
+        // the connection until then, so `shutdown` still waits for it.
+        let slot = OnceFlag()
+        let releaseSlot: @Sendable () -> Void = { [self] in
+            if slot.first() { lock.withLock { active -= 1 } }
+        }
+        socket.onEnding(releaseSlot)
         defer {
-            lock.withLock {
-                connections[id] = nil
-                active -= 1
-            }
+            releaseSlot()
+            lock.withLock { connections[id] = nil }
         }
         connection.run(remote: request.remoteAddress, origin: request.headers["Origin"])
     }

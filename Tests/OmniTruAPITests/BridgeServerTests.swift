@@ -129,6 +129,25 @@ struct BridgeServerTests {
         again.close()
     }
 
+    @Test("a product that reconnects the instant its close is answered gets the freed slot, every time (limit 1, 200 rounds)")
+    func reconnectAtOnceFindsTheSlotFree() async throws {
+        let harness = try BridgeHarness { $0.maxConnections = 1 }
+        defer { harness.stop() }
+        let rounds = 200
+        try await offPool {
+            for round in 0..<rounds {
+                let client: TruAPIClient
+                do { client = try harness.client() } catch { throw TestSupportError("round \(round): \(error)") }
+                let answer = try client.call("system_handshake", .record(["codec_version": .int(1)]))
+                guard answer.okBody == .unit else { throw TestSupportError("round \(round): no answer") }
+                client.close()  // returns once the bridge has answered the close; the next connect follows at once
+            }
+        }
+        #expect(harness.events.count("connection_limit") == 0, "a reconnect was refused for a slot still held")
+        try await harness.events.next(for: "the last close") { $0.name == "connection_closed" && $0["connection"] == .int(rounds) }
+        #expect(harness.bridge.connectionCount == 0)
+    }
+
     @Test("truncated, garbage, nested, misdirected, unknown and text frames are dropped and logged; the connection still answers")
     func hostileFrames() async throws {
         let harness = try BridgeHarness()

@@ -5,18 +5,6 @@ import OmniTransport
 import OmniTruAPI
 import Synchronization
 
-/// True the first time it is asked, false after (one warning for a failure that repeats).
-final class OnceFlag: Sendable {
-    private let used = Mutex(false)
-
-    func first() -> Bool {
-        used.withLock { used in
-            defer { used = true }
-            return !used
-        }
-    }
-}
-
 /// `--token auto|@FILE|none`. A token is a secret, so it is never accepted as a literal word on the command line.
 enum BridgeTokenChoice: ArgumentValue, Equatable {
     case auto

@@ -75,6 +75,8 @@ public final class WebSocketConnection: @unchecked Sendable {
     private var failureState: TransportError?
     private var finishedState = false
     private var pongCount = 0
+    private var endingObserver: (@Sendable () -> Void)?
+    private var endingAnnounced = false
 
     init(
         stream: WebSocketByteStream, role: WebSocketRole, options: Options, subprotocol: String?,
@@ -105,6 +107,30 @@ public final class WebSocketConnection: @unchecked Sendable {
     public var isOpen: Bool { stateLock.withLock { !finishedState } }
     /// Outbound bytes queued but not yet accepted by the socket.
     public var pendingOutboundBytes: Int { writeLock.withLock { pending.count - pendingStart } }
+
+    /// Runs `body` once, the moment this connection starts to end and before the peer can learn it has: before our
+    /// close frame (or the echo of the peer's) is written, before the socket is shut down. A server frees the
+    /// connection's slot here, so a peer that reconnects the instant it sees the close is not refused for the slot
+    /// its own old connection still held. Runs at once if the connection is ending already. `body` may run on any
+    /// thread while this connection holds its read or write lock: it must not call back into the connection.
+    public func onEnding(_ body: @escaping @Sendable () -> Void) {
+        let now = stateLock.withLock { () -> Bool in
+            if endingAnnounced { return true }
+            endingObserver = body
+            return false
+        }
+        if now { body() }
+    }
+
+    private func announceEnding() {
+        let observer = stateLock.withLock { () -> (@Sendable () -> Void)? in
+            guard !endingAnnounced else { return nil }
+            endingAnnounced = true
+            defer { endingObserver = nil }
+            return endingObserver
+        }
+        observer?()
+    }
 
     // MARK: - Receiving
 
@@ -434,6 +460,7 @@ public final class WebSocketConnection: @unchecked Sendable {
     /// Best effort: queue the close frame and (if `wait`) give it up to `closeTimeout` to leave.
     private func sendCloseLocked(_ info: WebSocketCloseInfo, wait: Bool = true) {
         guard !closeFrameSent, stateLock.withLock({ !finishedState && failureState == nil }) else { return }
+        announceEnding()
         closeFrameSent = true
         stateLock.withLock { sentCloseState = info }
         let payload = WebSocketFrameEncoder.closePayload(code: info.code, reason: info.reason)
@@ -469,6 +496,7 @@ public final class WebSocketConnection: @unchecked Sendable {
             return !finishedState
         }
         if first {
+            announceEnding()
             if role == .server { stream.shutdownWrite() } else { stream.shutdown() }
             wakeup.signal()
         }
