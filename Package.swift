@@ -26,10 +26,14 @@ var swiftSettings: [SwiftSetting] { [.swiftLanguageMode(.v5)] }
 /// API (which would link Foundation and ICU into omni) cannot leak in through another module's `import
 /// Foundation`. Tests may use Foundation freely.
 var librarySettings: [SwiftSetting] { swiftSettings + [.enableUpcomingFeature("MemberImportVisibility")] }
+/// Built for size in release builds (issue 10's 20 MB budget): code whose time goes elsewhere — argument parsing,
+/// help, command bodies, the ird tree, the bindings generator, and the domain layers whose hot loops are in OmniCodec,
+/// OmniCrypto, OmniTransport or C (BLS, OpenSSL). Those three and the C targets keep -O/-O3.
+var coldLibrarySettings: [SwiftSetting] { librarySettings + [.unsafeFlags(["-Osize"], .when(configuration: .release))] }
 
 // MARK: - Executable (thin: assembles the command tree)
 var executable: [Target] { [
-    .executableTarget(name: "omni", dependencies: ["OmniCommands", "OmniCLI"], swiftSettings: librarySettings),
+    .executableTarget(name: "omni", dependencies: ["OmniCommands", "OmniCLI"], swiftSettings: coldLibrarySettings),
     // The build-tool plugin's generator: `omni candid bind` without the rest of the CLI, so a consumer package
     // builds only the bindings generator for it.
     .executableTarget(name: "omni-candid-bind", dependencies: ["OmniCandidBind", "OmniSystem"], swiftSettings: librarySettings),
@@ -45,25 +49,25 @@ var executable: [Target] { [
 
 // MARK: - Command layer (the only code that knows about terminals)
 var commandLayer: [Target] { [
-    .target(name: "OmniCLI", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: librarySettings),
+    .target(name: "OmniCLI", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: coldLibrarySettings),
     .target(name: "OmniCommands", dependencies: [
         "OmniCLI", "OmniCodec", "OmniSystem", "OmniCrypto", "OmniTransport", "COmniShims",
         "OmniCandid", "OmniCandidBind", "OmniBLS", "OmniIC", "OmniConnect", "OmniAttest", "OmniTruAPI", "OmniIrd",
-    ], swiftSettings: librarySettings),
+    ], swiftSettings: coldLibrarySettings),
 ] }
 
 // MARK: - Domain libraries (no terminal code; one public error enum each)
 var domains: [Target] { [
-    .target(name: "OmniCandid", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: librarySettings),
-    .target(name: "OmniBLS", dependencies: ["CBLS12381", "OmniCodec", "OmniCrypto"], swiftSettings: librarySettings),
-    .target(name: "OmniConnect", dependencies: ["OmniCodec", "OmniCrypto", "OmniTransport", "OmniSystem"], swiftSettings: librarySettings),
-    .target(name: "OmniTruAPI", dependencies: ["OmniCodec", "OmniCrypto", "OmniSystem", "OmniTransport"], swiftSettings: librarySettings),
-    .target(name: "OmniAttest", dependencies: ["OmniCodec", "OmniCrypto", "CSQLite"], swiftSettings: librarySettings),
-    .target(name: "OmniIrd", dependencies: ["OmniCodec", "OmniSystem", "OmniTransport"], swiftSettings: librarySettings),
+    .target(name: "OmniCandid", dependencies: ["OmniCodec", "OmniSystem"], swiftSettings: coldLibrarySettings),
+    .target(name: "OmniBLS", dependencies: ["CBLS12381", "OmniCodec", "OmniCrypto"], swiftSettings: coldLibrarySettings),
+    .target(name: "OmniConnect", dependencies: ["OmniCodec", "OmniCrypto", "OmniTransport", "OmniSystem"], swiftSettings: coldLibrarySettings),
+    .target(name: "OmniTruAPI", dependencies: ["OmniCodec", "OmniCrypto", "OmniSystem", "OmniTransport"], swiftSettings: coldLibrarySettings),
+    .target(name: "OmniAttest", dependencies: ["OmniCodec", "OmniCrypto", "CSQLite"], swiftSettings: coldLibrarySettings),
+    .target(name: "OmniIrd", dependencies: ["OmniCodec", "OmniSystem", "OmniTransport"], swiftSettings: coldLibrarySettings),
     .target(name: "OmniIC", dependencies: ["OmniCodec", "OmniCrypto", "OmniBLS", "OmniCandid", "OmniSystem", "OmniTransport"],
-            swiftSettings: librarySettings),
+            swiftSettings: coldLibrarySettings),
     // Candid → Swift: the generator (`omni candid bind`, the plugin) and the runtime the generated code uses.
-    .target(name: "OmniCandidBind", dependencies: ["OmniCandid", "OmniCodec", "OmniCrypto", "OmniSystem"], swiftSettings: librarySettings),
+    .target(name: "OmniCandidBind", dependencies: ["OmniCandid", "OmniCodec", "OmniCrypto", "OmniSystem"], swiftSettings: coldLibrarySettings),
     .target(name: "OmniBindings", dependencies: ["OmniCandid", "OmniCodec", "OmniIC"], swiftSettings: librarySettings),
 ] }
 

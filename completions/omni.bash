@@ -144,7 +144,7 @@ _omni_options() {
         'omni ird gate') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ird gate explain') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni ird gate refresh') echo '--base-url --api-key --request-timeout --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
-        'omni version') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni version') echo '--libraries --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni help') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni completions') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
     esac

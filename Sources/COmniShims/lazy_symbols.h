@@ -179,6 +179,7 @@
     X(OMNI_LAZY_SQLITE, sqlite3_extended_result_codes) \
     X(OMNI_LAZY_SQLITE, sqlite3_finalize) \
     X(OMNI_LAZY_SQLITE, sqlite3_free) \
+    X(OMNI_LAZY_SQLITE, sqlite3_libversion) \
     X(OMNI_LAZY_SQLITE, sqlite3_open_v2) \
     X(OMNI_LAZY_SQLITE, sqlite3_prepare_v2) \
     X(OMNI_LAZY_SQLITE, sqlite3_step)

@@ -260,3 +260,8 @@ final class SQLiteConnection {
     /// SQLITE_TRANSIENT: SQLite copies the bound bytes before the call returns.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }
+
+extension SQLiteAttestStore {
+    /// The SQLite library's own version string, e.g. "3.46.1" (opens the library).
+    public static var sqliteVersion: String { String(cString: sqlite3_libversion()) }
+}

@@ -28,11 +28,16 @@ import OmniTestSupport
         let result = try Omni.run(["version", "--output", "json"])
         #expect(result.status == 0)
         let json = try JSONValue.parse(Array(result.stdout))
-        #expect(json["format_version"] == 1)
-        for key in ["version", "commit", "openssl", "libsodium", "libcurl"] {
+        #expect(json["format_version"] == 2)
+        for key in ["version", "commit", "build_date", "target", "swift_version"] {
             #expect(json[key]?.stringValue?.isEmpty == false, "\(key) missing")
         }
-        #expect(json["openssl"]?.stringValue?.hasPrefix("OpenSSL 3") == true)
+        #expect(json["libraries"] == nil, "libraries only with --libraries")
+        let full = try JSONValue.parse(Array(try Omni.run(["version", "--libraries", "--output", "json"]).stdout))
+        for key in ["openssl", "libsodium", "libcurl", "sqlite"] {
+            #expect(full["libraries"]?[key]?.stringValue?.isEmpty == false, "libraries.\(key) missing")
+        }
+        #expect(full["libraries"]?["openssl"]?.stringValue?.hasPrefix("OpenSSL 3") == true)
         let bare = try Omni.run(["--version"])
         #expect(bare.stdoutText == (json["version"]?.stringValue ?? "") + "\n")
     }

@@ -14,7 +14,7 @@ import OmniTestSupport
     }
 
     @Test func startsWithoutTheCryptoAndDatabaseLibraries() throws {
-        for arguments in [["--version"], ["--help"], ["help", "exit-codes"]] {
+        for arguments in [["--version"], ["version"], ["--help"], ["help", "exit-codes"]] {
             let (result, trace) = try run(arguments)
             #expect(result.status == 0, "\(arguments)")
             #expect(trace.contains("file=libc.so.6"), "the trace works: \(arguments)")
@@ -24,15 +24,17 @@ import OmniTestSupport
         }
     }
 
-    @Test func versionOpensTheLibrariesItReports() throws {
-        let (result, trace) = try run(["version"])
+    @Test func versionWithLibrariesOpensTheLibrariesItReports() throws {
+        let (result, trace) = try run(["version", "--libraries"])
         #expect(result.status == 0)
-        for library in ["libcrypto.so.3", "libsodium.so.23"] {
-            #expect(trace.contains("file=\(library)"), "omni version reads \(library)'s version from the library")
+        for library in ["libcrypto.so.3", "libsodium.so.23", "libcurl.so.4", "libsqlite3.so.0"] {
+            #expect(trace.contains("file=\(library)"), "omni version --libraries reads \(library)'s version from the library")
         }
-        #expect(!trace.contains("file=libsqlite3.so"), "omni version does not report SQLite")
-        let plain = try Omni.run(["version"])
+        let plain = try Omni.run(["version", "--libraries"])
         #expect(plain.stdoutText.contains("OpenSSL:   OpenSSL 3"))
         #expect(plain.stdoutText.contains("libsodium: 1."))
+        #expect(plain.stdoutText.contains("SQLite:    3."))
+        let bare = try Omni.run(["version"])
+        #expect(!bare.stdoutText.contains("OpenSSL"), "plain omni version reports no library")
     }
 }

@@ -19,9 +19,12 @@ import OmniTestSupport
         }
     }
 
-    @Test func versionOpensLibcurlToReportIt() throws {
-        let run = try loadedObjects(["version"])
+    @Test func versionOpensLibcurlOnlyToReportIt() throws {
+        let plain = try loadedObjects(["version"])
+        #expect(plain.status == 0)
+        #expect(!plain.trace.contains("libcurl"), "plain omni version loaded libcurl")
+        let run = try loadedObjects(["version", "--libraries"])
         #expect(run.status == 0)
-        #expect(run.trace.contains("file=libcurl.so.4"), "omni version reads libcurl's version from the library")
+        #expect(run.trace.contains("file=libcurl.so.4"), "omni version --libraries reads libcurl's version from the library")
     }
 }

@@ -4,7 +4,8 @@
 A benchmark, not a test: nothing here passes or fails on timing. Each `Tests/Peers/bench_<area>.py` script times the
 peer itself and runs the matching `omni-bench <name>` (or the omni binary) in the same run, alternating the two, and
 prints JSON lines that carry at least {"name", "omni_seconds", "peer_seconds", "ratio"} (ratio = omni / peer, lower
-is better for omni). This driver adds start-up rows (issue 10): cold start of `omni version` and `omni --version`,
+is better for omni). This driver adds start-up rows (issue 10): cold start of `omni version`, `omni --version` and `omni version
+--libraries` (which loads what the C program links),
 peak memory (GNU time's maximum RSS) and stripped binary size, next to a C program linking the same system libraries (`--c-peer`, built from
 Tests/Peers/start_peer.c by `make bench`), each with its target; and the time `omni candid bind` takes to write Swift
 bindings for the largest real interface (Orbit station, 300 types, from ../shared/realworld), next to `omni candid
@@ -75,7 +76,9 @@ def stripped_size(binary: str, scratch_dir: str) -> int:
 
 def start_up_rows(omni: str, c_peer: str, runs: int) -> list:
     """Cold start, peak memory and size of omni next to a C program linking the same libraries (issue 10)."""
-    commands = {"omni version": [omni, "version"], "omni --version": [omni, "--version"]}
+    # `omni version --libraries` loads what the C program links, so the C program is its floor (no fixed target).
+    commands = {"omni version": [omni, "version"], "omni --version": [omni, "--version"],
+                "omni version --libraries": [omni, "version", "--libraries"]}
     if c_peer:
         commands["C peer"] = [c_peer]
     measured = start_up(commands, runs)
@@ -85,12 +88,15 @@ def start_up_rows(omni: str, c_peer: str, runs: int) -> list:
     peer_size = stripped_size(c_peer, scratch) if c_peer else None
     peer = "C program, same libraries" if c_peer else None
     rows = []
-    for command in ("omni version", "omni --version"):
+    floor = "C program is the floor"
+    for command in ("omni version", "omni --version", "omni version --libraries"):
         rows.append({"name": f"cold start: {command}", "unit": "seconds", "omni_value": measured[command],
-                     "peer_value": peer_seconds, "peer": peer, "runs": runs, "target": "<= 4 ms"})
-    for command in ("omni version", "omni --version"):
+                     "peer_value": peer_seconds, "peer": peer, "runs": runs,
+                     "target": floor if command.endswith("--libraries") else "<= 4 ms"})
+    for command in ("omni version", "omni --version", "omni version --libraries"):
         rows.append({"name": f"peak memory: {command}", "unit": "bytes", "omni_value": peak_memory(commands[command]),
-                     "peer_value": peer_rss, "peer": peer, "target": "<= 12 MiB"})
+                     "peer_value": peer_rss, "peer": peer,
+                     "target": floor if command.endswith("--libraries") else "<= 12 MiB"})
     rows.append(ird_start_up_row(omni, scratch, runs))
     rows.append({"name": "stripped binary size", "unit": "bytes", "omni_value": stripped_size(omni, scratch),
                  "peer_value": peer_size, "peer": peer, "target": "<= 20 MB"})
@@ -135,14 +141,16 @@ def bind_rows(omni: str, runs: int) -> list:
 
 def ird_start_up_row(omni: str, scratch: str, runs: int) -> dict:
     """A command generated from the cached ird OpenAPI document (Tests/Peers/ird/openapi.json, 41 operations): the
-    document is read, indexed and turned into commands on every run; target: at most twice `omni version`."""
+    document is read, indexed and turned into commands on every run; target: at most twice `omni version
+    --libraries`, which does what `omni version` did when the target was set (it loads the C libraries)."""
     env = dict(os.environ, XDG_CACHE_HOME=os.path.join(scratch, "ird-cache"))
     subprocess.run([omni, "ird", "spec", "fetch", "--spec", os.path.join(HERE, "ird", "openapi.json")], env=env, check=True,
                    stdout=subprocess.DEVNULL)
-    commands = {"generated": [omni, "ird", "dns", "create-record", "--help"], "omni version": [omni, "version"]}
+    yardstick = "omni version --libraries"
+    commands = {"generated": [omni, "ird", "dns", "create-record", "--help"], yardstick: [omni, "version", "--libraries"]}
     measured = start_up(commands, runs, env)
     return {"name": "cold start: omni ird dns create-record --help", "unit": "seconds", "omni_value": measured["generated"],
-            "peer_value": measured["omni version"], "peer": "omni version", "runs": runs, "target": "<= 2x omni version"}
+            "peer_value": measured[yardstick], "peer": yardstick, "runs": runs, "target": f"<= 2x {yardstick}"}
 
 
 def fmt_value(value, unit: str, name: str) -> str:

@@ -1,32 +1,53 @@
 internal import COmniShims
 import OmniCLI
+import OmniAttest
 import OmniCodec
 import OmniCrypto
 import OmniSystem
 import OmniTransport
 
-/// `omni version`: what this binary is and which C libraries it runs on (read at run time from the loaded
-/// libraries, so a distro update shows up without a rebuild).
+/// `omni version`: what this binary is; with `--libraries`, also which C libraries it runs on.
+///
+/// omni opens OpenSSL, libsodium, libcurl and SQLite on first use, so a plain `omni version` starts as fast as
+/// `omni --version`. Reading a library's runtime version means loading it (and, for libcurl, its dependencies), which
+/// costs more than the rest of the start together; so it is asked for by name. The versions are read from the
+/// loaded libraries, so a distro update shows up without a rebuild.
 public enum VersionCommand {
     /// omni's release version (its one home is `OmniRelease`).
     public static let version = OmniRelease.version
 
+    static let libraries = Flag(
+        "libraries", help: "Also load the C libraries omni uses (OpenSSL, libsodium, libcurl, SQLite) and show their versions.")
+
     public static let command = Command(
-        "version", abstract: "Show omni's version, build and library versions.",
-        examples: [Example("omni version --output json", "Machine-readable build facts (format_version 1).")],
+        "version", abstract: "Show omni's version and build; with --libraries, the C libraries it runs on.",
+        options: [libraries],
+        examples: [
+            Example("omni version --output json", "Machine-readable build facts (format_version 2)."),
+            Example("omni version --libraries", "The versions of the system libraries, as loaded (for bug reports)."),
+        ],
         section: "Help and setup"
-    ) { _ in
-        .output(BuildFacts.current)
+    ) { invocation in
+        .output(BuildFacts(libraries: try invocation.value(libraries) ? LibraryVersions.loaded : nil))
+    }
+
+    /// The runtime versions of the C libraries, each read from the library itself.
+    struct LibraryVersions {
+        let openssl: String
+        let libsodium: String
+        let libcurl: String
+        let sqlite: String
+
+        static var loaded: LibraryVersions {
+            LibraryVersions(openssl: CryptoLibraries.opensslVersion, libsodium: CryptoLibraries.libsodiumVersion,
+                            libcurl: HTTPClient.libcurlVersion, sqlite: SQLiteAttestStore.sqliteVersion)
+        }
     }
 
     struct BuildFacts: Renderable {
         let commit = String(cString: omni_build_commit())
         let buildDate = String(cString: omni_build_date())
-        let openssl = CryptoLibraries.opensslVersion
-        let libsodium = CryptoLibraries.libsodiumVersion
-        let libcurl = HTTPClient.libcurlVersion
-
-        static var current: BuildFacts { BuildFacts() }
+        let libraries: LibraryVersions?
 
         static var target: String {
             #if arch(x86_64)
@@ -62,24 +83,31 @@ public enum VersionCommand {
             list.add("commit", .string(commit), text: commit + (buildDate == "unknown" ? "" : " (\(buildDate))"))
             list.add("target", .string(Self.target))
             list.add("swift", .string(Self.swiftVersion))
-            list.add("openssl", .string(openssl), label: "OpenSSL")
-            list.add("libsodium", .string(libsodium))
-            list.add("libcurl", .string(libcurl))
+            if let libraries {
+                list.add("openssl", .string(libraries.openssl), label: "OpenSSL")
+                list.add("libsodium", .string(libraries.libsodium))
+                list.add("libcurl", .string(libraries.libcurl))
+                list.add("sqlite", .string(libraries.sqlite), label: "SQLite")
+            }
             return style.bold("omni \(VersionCommand.version)") + "\n" + list.text(style: style)
         }
 
         var json: JSONValue {
-            .object([
-                "format_version": 1,
-                "version": .string(VersionCommand.version),
-                "commit": .string(commit),
-                "build_date": .string(buildDate),
-                "target": .string(Self.target),
-                "swift_version": .string(Self.swiftVersion),
-                "openssl": .string(openssl),
-                "libsodium": .string(libsodium),
-                "libcurl": .string(libcurl),
-            ])
+            var fields: [(String, JSONValue)] = [
+                ("format_version", 2),
+                ("version", .string(VersionCommand.version)),
+                ("commit", .string(commit)),
+                ("build_date", .string(buildDate)),
+                ("target", .string(Self.target)),
+                ("swift_version", .string(Self.swiftVersion)),
+            ]
+            if let libraries {
+                fields.append(("libraries", .object([
+                    "openssl": .string(libraries.openssl), "libsodium": .string(libraries.libsodium),
+                    "libcurl": .string(libraries.libcurl), "sqlite": .string(libraries.sqlite),
+                ])))
+            }
+            return .object(JSONObject(fields))
         }
     }
 }
