@@ -59,7 +59,7 @@ def main() -> None:
         bridge = drive(omni, ["truapi", "--connections", "32", "--seconds", seconds])
         print(json.dumps(server_row("load: truapi bridge, 32 connections", bridge, {
             "connections": bridge.get("connections", 0), "operations_per_second": bridge["operations_per_second"],
-            "frames_per_second": bridge["frames_per_second"], "limit_refusals": bridge.get("limit_refusals", 0)},
+            "frames_per_second": bridge["frames_per_second"]},
             True)), flush=True)
     if args.only in (None, "attest"):
         # Each key costs four omni processes and two challenges committed up front (one fsync each): 10 keys a

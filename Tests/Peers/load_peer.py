@@ -307,8 +307,6 @@ async def truapi_connection(url: str, operations: int, deadline: float, budget, 
             try:
                 return bytes(await asyncio.wait_for(socket.recv(), 20))
             except ConnectionClosed as error:
-                if error.rcvd is not None and error.rcvd.code == 1013:
-                    raise  # refused at the limit after the upgrade: the caller counts and retries it
                 tally.error(f"{what}: closed: {error!r}")
                 return None
             except Exception as error:
@@ -374,23 +372,14 @@ def run_truapi(args) -> dict:
             return True
 
         async def slot():
-            refusals_in_a_row = 0
             while time.monotonic() < deadline and remaining[0] > 0:
                 try:
                     await truapi_connection(url, args.operations_per_connection, deadline, budget, tally)
-                    refusals_in_a_row = 0
                 except (InvalidStatus, ConnectionClosed) as error:
-                    # The bridge releases a connection's slot a moment after the client saw the close handshake
-                    # end, so a replacement opened at once may find all 32 still taken — refused with 503 at the
-                    # gate, or closed with 1013 right after the upgrade: counted, retried shortly.
-                    at_limit = (error.response.status_code == 503 if isinstance(error, InvalidStatus)
-                                else error.rcvd is not None and error.rcvd.code == 1013)
-                    refusals_in_a_row += 1
-                    if not at_limit or refusals_in_a_row > 20:
-                        tally.error(f"connection refused: {error!r}")
-                        return
-                    tally.add("limit_refusals")
-                    await asyncio.sleep(0.02)
+                    # The bridge frees a connection's slot before the product sees its close, so a replacement
+                    # opened at once always finds one: a 503 or 1013 here is an error, not a retry.
+                    tally.error(f"connection refused: {error!r}")
+                    return
                 except Exception as error:
                     tally.error(f"connection: {error!r}")
                     return
