@@ -73,6 +73,11 @@ import OmniCodec
 
     @Test func missingValueAndMissingArgument() {
         #expect(run(["sample", "echo", "x", "--count"]).stderr.contains("--count needs a value"))
+        // A value starting with '-' (a base64url id, 1 in 64 of them) is an option after a space: the hint spells it.
+        let dashValue = run(["sample", "echo", "x", "--count", "-onSt"])
+        #expect(dashValue.status == 2)
+        #expect(dashValue.stderr.contains("--count needs a value") && dashValue.stderr.contains("did you mean '--count=-onSt'?"),
+                "\(dashValue.stderr)")
         let missing = run(["sample", "echo"])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("missing argument <input>"))

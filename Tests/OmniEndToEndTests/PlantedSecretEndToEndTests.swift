@@ -154,10 +154,10 @@ import OmniTestSupport
         let exposed = try home.plant("exposed.key", Array(Hex.encode(appSecret).utf8), mode: 0o644)
         let peer = Hex.encode(Self.random(32)), sid = Self.base64url(Self.random(32))
 
-        try home.run(["connect", "derive-keys", "--secret-key-file", appKey, "--peer-pk", peer, "--sid", sid, "-o", "json", "-v"])
-        try home.run(["connect", "derive-keys", "--secret-key-file", "-", "--peer-pk", peer, "--sid", sid], stdin: Data(Hex.encode(appSecret).utf8))
-        try home.run(["connect", "derive-keys", "--secret-key-file", exposed, "--peer-pk", peer, "--sid", sid], expect: 7)
-        try home.run(["connect", "derive-keys", "--secret-key-file", appKey, "--peer-pk", "zz", "--sid", sid], expect: 3)
+        try home.run(["connect", "derive-keys", "--secret-key-file", appKey, "--peer-pk", peer, "--sid=" + sid, "-o", "json", "-v"])
+        try home.run(["connect", "derive-keys", "--secret-key-file", "-", "--peer-pk", peer, "--sid=" + sid], stdin: Data(Hex.encode(appSecret).utf8))
+        try home.run(["connect", "derive-keys", "--secret-key-file", exposed, "--peer-pk", peer, "--sid=" + sid], expect: 7)
+        try home.run(["connect", "derive-keys", "--secret-key-file", appKey, "--peer-pk", "zz", "--sid=" + sid], expect: 3)
         try home.run(["connect", "derive-keys", "--secret-key-file", accountKey, "--peer-pk", peer, "--sid", "-x"], expect: nil)
 
         // A whole session through a local relay with both planted keys; the wallet signs a raw request.

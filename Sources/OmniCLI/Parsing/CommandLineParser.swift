@@ -112,7 +112,9 @@ struct CommandLineParser {
                     value = arguments[index]
                     index += 1
                 } else {
-                    throw .usage("option \(spec.longFlag) needs a value (\(spec.valueName))", commandPath: names())
+                    throw .usage("option \(spec.longFlag) needs a value (\(spec.valueName))",
+                                 suggestion: dashValueSpelling(spec, next: index < arguments.count ? arguments[index] : nil),
+                                 commandPath: names())
                 }
                 try record(spec, value)
                 continue
@@ -141,7 +143,9 @@ struct CommandLineParser {
                     value = arguments[index]
                     index += 1
                 } else {
-                    throw .usage("option -\(letter) needs a value (\(spec.valueName))", commandPath: names())
+                    throw .usage("option -\(letter) needs a value (\(spec.valueName))",
+                                 suggestion: dashValueSpelling(spec, next: index < arguments.count ? arguments[index] : nil),
+                                 commandPath: names())
                 }
                 try record(spec, value)
             }
@@ -172,6 +176,13 @@ struct CommandLineParser {
 
     /// A word is an option when it starts with `-` and is not `-` (stdin), a negative number (`-5`), or text that
     /// starts with three dashes: no option name starts with a dash, so `-----BEGIN …` (a PEM block) is a value.
+    /// A value that starts with '-' (a base64url session id, say) reads as an option after a space, so it is
+    /// written attached: the hint spells that for the word that followed.
+    private func dashValueSpelling(_ spec: OptionSpec, next: String?) -> String? {
+        guard let next, looksLikeOption(next) else { return nil }
+        return spec.longFlag + "=" + next
+    }
+
     private func looksLikeOption(_ word: String) -> Bool {
         word.count > 1 && word.hasPrefix("-") && !word.hasPrefix("---") && !isNegativeNumber(word)
     }
