@@ -4,9 +4,8 @@
 A benchmark, not a test: nothing here passes or fails on timing. Each `Tests/Peers/bench_<area>.py` script times the
 peer itself and runs the matching `omni-bench <name>` (or the omni binary) in the same run, alternating the two, and
 prints JSON lines that carry at least {"name", "omni_seconds", "peer_seconds", "ratio"} (ratio = omni / peer, lower
-is better for omni). This driver adds start-up rows (issue 10): cold start of `omni version`, `omni --version` and `omni version
---libraries` (which loads what the C program links),
-peak memory (GNU time's maximum RSS) and stripped binary size, next to a C program linking the same system libraries (`--c-peer`, built from
+is better for omni). This driver adds start-up rows (issue 10): cold start of `omni version`, `omni --version` and
+`omni version --libraries` (which loads what the C program links), peak memory (GNU time's maximum RSS) and stripped binary size, next to a C program linking the same system libraries (`--c-peer`, built from
 Tests/Peers/start_peer.c by `make bench`), each with its target; and the time `omni candid bind` takes to write Swift
 bindings for the largest real interface (Orbit station, 300 types, from ../shared/realworld), next to `omni candid
 check` reading the same file (there is no other Swift generator to compare with).
@@ -76,7 +75,11 @@ def stripped_size(binary: str, scratch_dir: str) -> int:
 
 def start_up_rows(omni: str, c_peer: str, runs: int) -> list:
     """Cold start, peak memory and size of omni next to a C program linking the same libraries (issue 10)."""
-    # `omni version --libraries` loads what the C program links, so the C program is its floor (no fixed target).
+    # Targets (time, memory) per command. `omni version --libraries` loads what the C program links, so the C
+    # program is its floor (no fixed target).
+    floor = "C program is the floor"
+    targets = {"omni version": ("<= 4 ms", "<= 12 MiB"), "omni --version": ("<= 4 ms", "<= 12 MiB"),
+               "omni version --libraries": (floor, floor)}
     commands = {"omni version": [omni, "version"], "omni --version": [omni, "--version"],
                 "omni version --libraries": [omni, "version", "--libraries"]}
     if c_peer:
@@ -88,15 +91,12 @@ def start_up_rows(omni: str, c_peer: str, runs: int) -> list:
     peer_size = stripped_size(c_peer, scratch) if c_peer else None
     peer = "C program, same libraries" if c_peer else None
     rows = []
-    floor = "C program is the floor"
-    for command in ("omni version", "omni --version", "omni version --libraries"):
+    for command, (time_target, _) in targets.items():
         rows.append({"name": f"cold start: {command}", "unit": "seconds", "omni_value": measured[command],
-                     "peer_value": peer_seconds, "peer": peer, "runs": runs,
-                     "target": floor if command.endswith("--libraries") else "<= 4 ms"})
-    for command in ("omni version", "omni --version", "omni version --libraries"):
+                     "peer_value": peer_seconds, "peer": peer, "runs": runs, "target": time_target})
+    for command, (_, memory_target) in targets.items():
         rows.append({"name": f"peak memory: {command}", "unit": "bytes", "omni_value": peak_memory(commands[command]),
-                     "peer_value": peer_rss, "peer": peer,
-                     "target": floor if command.endswith("--libraries") else "<= 12 MiB"})
+                     "peer_value": peer_rss, "peer": peer, "target": memory_target})
     rows.append(ird_start_up_row(omni, scratch, runs))
     rows.append({"name": "stripped binary size", "unit": "bytes", "omni_value": stripped_size(omni, scratch),
                  "peer_value": peer_size, "peer": peer, "target": "<= 20 MB"})

@@ -113,7 +113,7 @@ struct CommandLineParser {
                     index += 1
                 } else {
                     throw .usage("option \(spec.longFlag) needs a value (\(spec.valueName))",
-                                 suggestion: dashValueSpelling(spec, next: index < arguments.count ? arguments[index] : nil),
+                                 suggestion: dashValueSpelling(spec, next: arguments.dropFirst(index).first),
                                  commandPath: names())
                 }
                 try record(spec, value)
@@ -144,7 +144,7 @@ struct CommandLineParser {
                     index += 1
                 } else {
                     throw .usage("option -\(letter) needs a value (\(spec.valueName))",
-                                 suggestion: dashValueSpelling(spec, next: index < arguments.count ? arguments[index] : nil),
+                                 suggestion: dashValueSpelling(spec, next: arguments.dropFirst(index).first),
                                  commandPath: names())
                 }
                 try record(spec, value)
@@ -176,15 +176,15 @@ struct CommandLineParser {
 
     /// A word is an option when it starts with `-` and is not `-` (stdin), a negative number (`-5`), or text that
     /// starts with three dashes: no option name starts with a dash, so `-----BEGIN …` (a PEM block) is a value.
+    private func looksLikeOption(_ word: String) -> Bool {
+        word.count > 1 && word.hasPrefix("-") && !word.hasPrefix("---") && !isNegativeNumber(word)
+    }
+
     /// A value that starts with '-' (a base64url session id, say) reads as an option after a space, so it is
     /// written attached: the hint spells that for the word that followed.
     private func dashValueSpelling(_ spec: OptionSpec, next: String?) -> String? {
         guard let next, looksLikeOption(next) else { return nil }
         return spec.longFlag + "=" + next
-    }
-
-    private func looksLikeOption(_ word: String) -> Bool {
-        word.count > 1 && word.hasPrefix("-") && !word.hasPrefix("---") && !isNegativeNumber(word)
     }
 
     private func isNegativeNumber(_ word: String) -> Bool {

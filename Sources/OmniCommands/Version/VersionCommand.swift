@@ -31,16 +31,15 @@ public enum VersionCommand {
         .output(BuildFacts(libraries: try invocation.value(libraries) ? LibraryVersions.loaded : nil))
     }
 
-    /// The runtime versions of the C libraries, each read from the library itself.
+    /// The runtime versions of the C libraries, each read from the library itself: JSON key, text label, version.
     struct LibraryVersions {
-        let openssl: String
-        let libsodium: String
-        let libcurl: String
-        let sqlite: String
+        let entries: [(key: String, label: String, version: String)]
 
         static var loaded: LibraryVersions {
-            LibraryVersions(openssl: CryptoLibraries.opensslVersion, libsodium: CryptoLibraries.libsodiumVersion,
-                            libcurl: HTTPClient.libcurlVersion, sqlite: SQLiteAttestStore.sqliteVersion)
+            LibraryVersions(entries: [
+                ("openssl", "OpenSSL", CryptoLibraries.opensslVersion), ("libsodium", "libsodium", CryptoLibraries.libsodiumVersion),
+                ("libcurl", "libcurl", HTTPClient.libcurlVersion), ("sqlite", "SQLite", SQLiteAttestStore.sqliteVersion),
+            ])
         }
     }
 
@@ -83,12 +82,7 @@ public enum VersionCommand {
             list.add("commit", .string(commit), text: commit + (buildDate == "unknown" ? "" : " (\(buildDate))"))
             list.add("target", .string(Self.target))
             list.add("swift", .string(Self.swiftVersion))
-            if let libraries {
-                list.add("openssl", .string(libraries.openssl), label: "OpenSSL")
-                list.add("libsodium", .string(libraries.libsodium))
-                list.add("libcurl", .string(libraries.libcurl))
-                list.add("sqlite", .string(libraries.sqlite), label: "SQLite")
-            }
+            for entry in libraries?.entries ?? [] { list.add(entry.key, .string(entry.version), label: entry.label) }
             return style.bold("omni \(VersionCommand.version)") + "\n" + list.text(style: style)
         }
 
@@ -102,10 +96,7 @@ public enum VersionCommand {
                 ("swift_version", .string(Self.swiftVersion)),
             ]
             if let libraries {
-                fields.append(("libraries", .object([
-                    "openssl": .string(libraries.openssl), "libsodium": .string(libraries.libsodium),
-                    "libcurl": .string(libraries.libcurl), "sqlite": .string(libraries.sqlite),
-                ])))
+                fields.append(("libraries", .object(JSONObject(libraries.entries.map { ($0.key, .string($0.version)) }))))
             }
             return .object(JSONObject(fields))
         }
