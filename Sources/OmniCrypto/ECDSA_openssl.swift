@@ -228,11 +228,15 @@ extension ECDSA {
             var sec1 = DERWriter.sequence(DERWriter.unsignedInteger([1]), DERWriter.element(tag: 0x04, scalar),
                                           DERWriter.element(tag: 0xa0, curve.oidDER))
             defer { wipe(&sec1) }
-            try self.init(sec1DERRepresentation: sec1)
+            try self.init(sec1DERRepresentation: sec1, publicKeyIsDerived: true)
         }
 
         /// From DER SEC1 `ECPrivateKey` (RFC 5915), the body of `-----BEGIN EC PRIVATE KEY-----`.
         public init(sec1DERRepresentation der: some Collection<UInt8>) throws(CryptoError) {
+            try self.init(sec1DERRepresentation: der, publicKeyIsDerived: false)
+        }
+
+        private init(sec1DERRepresentation der: some Collection<UInt8>, publicKeyIsDerived: Bool) throws(CryptoError) {
             var bytes = Array(der)
             defer { wipe(&bytes) }
             clearOpenSSLErrors()
@@ -240,6 +244,7 @@ extension ECDSA {
                 throw CryptoError.openssl(.invalidKey, "not a DER SEC1 EC private key")
             }
             try self.init(adopting: pkey, expectedCurve: nil)
+            if !publicKeyIsDerived { try checkPublicKeyIsDerived() }
         }
 
         /// From DER PKCS#8 `PrivateKeyInfo` holding an EC key, the body of `-----BEGIN PRIVATE KEY-----`.
@@ -253,6 +258,22 @@ extension ECDSA {
             defer { PKCS8_PRIV_KEY_INFO_free(info) }
             guard let pkey = EVP_PKCS82PKEY(info) else { throw CryptoError.openssl(.invalidKey, "unsupported PKCS#8 private key") }
             try self.init(adopting: pkey, expectedCurve: nil)
+            try checkPublicKeyIsDerived()
+        }
+
+        /// SEC1 and PKCS#8 may carry the public point beside the scalar, and OpenSSL takes it as written: a file
+        /// whose point is not d·G would sign with one key while naming another (found by fuzzing `pem-keys`).
+        /// Derive the point from the scalar (the scalar-only path above) and refuse a mismatch.
+        private func checkPublicKeyIsDerived() throws(CryptoError) {
+            var scalar = rawRepresentation
+            defer { wipe(&scalar) }
+            guard curve.isValidScalar(scalar) else {
+                throw CryptoError(.invalidKey, "\(curve.rawValue) private key's scalar is not in 1…n−1")
+            }
+            let derived = try PrivateKey(rawRepresentation: scalar, curve: curve)
+            guard derived.publicKey == publicKey else {
+                throw CryptoError(.invalidKey, "\(curve.rawValue) private key: the embedded public key does not match the private key")
+            }
         }
 
         /// From PEM: `EC PRIVATE KEY` (SEC1, what dfx writes for secp256k1; a preceding `EC PARAMETERS` block is

@@ -1,4 +1,5 @@
 import Testing
+import OmniCodec
 import OmniCrypto
 
 @Suite("ECDSA P-256 / P-384 / secp256k1 (OpenSSL)")
@@ -104,6 +105,30 @@ struct ECDSATests {
         let key = try ECDSA.PrivateKey(curve: .secp256k1)
         let pem = "-----BEGIN EC PARAMETERS-----\nBgUrgQQACg==\n-----END EC PARAMETERS-----\n" + key.sec1PEMRepresentation
         #expect(try ECDSA.PrivateKey(pemRepresentation: pem).publicKey == key.publicKey)
+    }
+
+    /// SEC1 and PKCS#8 carry the public point beside the scalar; one that is not d·G must be refused, or the key
+    /// would sign as one identity while naming another (the `pem-keys` fuzz finding).
+    @Test(arguments: ECDSA.Curve.allCases)
+    func embeddedPublicKeyMustBeTheScalars(curve: ECDSA.Curve) throws {
+        let key = try ECDSA.PrivateKey(curve: curve), other = try ECDSA.PrivateKey(curve: curve)
+        let point = key.publicKey.uncompressedRepresentation, otherPoint = other.publicKey.uncompressedRepresentation
+        for der in [key.sec1DERRepresentation, key.pkcs8DERRepresentation] {
+            #expect(Array(der.suffix(point.count)) == point, "OpenSSL writes the public point last")
+        }
+        let sec1 = Array(key.sec1DERRepresentation.dropLast(point.count)) + otherPoint
+        let pkcs8 = Array(key.pkcs8DERRepresentation.dropLast(point.count)) + otherPoint
+        let pem = PEM.encode(label: "EC PRIVATE KEY", der: sec1)
+        let errors = [#expect(throws: CryptoError.self) { try ECDSA.PrivateKey(sec1DERRepresentation: sec1) },
+                      #expect(throws: CryptoError.self) { try ECDSA.PrivateKey(pkcs8DERRepresentation: pkcs8) },
+                      #expect(throws: CryptoError.self) { try ECDSA.PrivateKey(pemRepresentation: pem) }]
+        for error in errors {
+            #expect(error?.kind == .invalidKey)
+            #expect(error?.message.contains("embedded public key does not match the private key") == true, "\(error?.message ?? "")")
+        }
+        // The untouched encodings still read back.
+        #expect(try ECDSA.PrivateKey(sec1DERRepresentation: key.sec1DERRepresentation).publicKey == key.publicKey)
+        #expect(try ECDSA.PrivateKey(pkcs8DERRepresentation: key.pkcs8DERRepresentation).publicKey == key.publicKey)
     }
 
     @Test func rejectsBadKeys() throws {

@@ -189,7 +189,9 @@ import OmniTestSupport
         let home = try Home()
         let apiKey = "ird_planted_" + Hex.encode(Self.random(16))
         let sessionToken = "eyJplanted." + Self.base64url(Self.random(24)) + ".sig"
-        let peer = try PeerProcess(script: "ird_peer.py", arguments: ["--api-key", apiKey, "--session-token", sessionToken])
+        let loginToken = "eyJlogin." + Self.base64url(Self.random(24)) + ".sig"
+        let peer = try PeerProcess(script: "ird_peer.py", arguments: ["--api-key", apiKey, "--session-token", sessionToken,
+                                                                      "--login-token", loginToken])
         let keyFile = try home.plant("api.key", Array((apiKey + "\n").utf8))
         let wrongKey = try home.plant("wrong.key", Array("ird_wrong_0000000000000000\n".utf8))
         let exposed = try home.plant("exposed.key", Array(apiKey.utf8), mode: 0o644)
@@ -217,10 +219,24 @@ import OmniTestSupport
         try home.run(["ird", "auth", "get-me", "-v", "-o", "json"])
         try home.run(["ird", "domains", "list", "--limit", "1", "-v"])
         try home.run(["ird", "login"], expect: 2)
+        let storedSession = [UInt8](try Data(contentsOf: URL(fileURLWithPath: sessionStore)))
 
-        let secrets = [PlantedSecret.text("ird API key", apiKey), PlantedSecret.text("ird session token", sessionToken)]
+        // Device login on a pseudo-terminal (the driver types the confirmation code when asked), with the API key in
+        // the environment: the token the peer issues goes to the store and nowhere else, and is used from there.
+        try FileManager.default.removeItem(atPath: sessionStore)
+        let login = try Subprocess.run("/usr/bin/env", ["python3", "-c", IrdEndToEndTests.loginDriver, Omni.executable,
+                                                        try peer.string("confirmation_code")],
+                                       environment: Omni.environment(home.environment.merging(["IRD_API_KEY": apiKey]) { $1 }))
+        #expect(login.status == 0 && login.stdoutText.contains("\"logged_in\":true"), "\(login.stdoutText) \(login.stderrText)")
+        home.scan.add("omni ird login (terminal transcript)", login)
+        let afterLogin = try home.run(["ird", "auth", "get-me", "-v", "-o", "json"])
+        #expect(try JSONValue.parse(afterLogin.stdoutText)["credential"] == "session", "the stored login is what get-me sent")
+        try home.run(["ird", "logout", "-v"])
+
+        let secrets = [PlantedSecret.text("ird API key", apiKey), PlantedSecret.text("ird session token", sessionToken),
+                       PlantedSecret.text("ird device-login token", loginToken)]
         Self.expectNoLeaks(try home.leaks(of: secrets))
-        #expect(!secrets[1].found(in: [UInt8](try Data(contentsOf: URL(fileURLWithPath: sessionStore)))).isEmpty, "the session store holds it")
+        #expect(!secrets[1].found(in: storedSession).isEmpty, "the session store holds it")
         // The peer did receive both: they were used, not just kept.
         let requests = try peer.requestJSON("/_control")["requests"]?.arrayValue ?? []
         #expect(requests.contains { $0["authorization"] == true }, "requests carried a credential: \(requests.count)")

@@ -3,6 +3,7 @@
 and checks EVERY request against the document with openapi-core (a third-party validator, no omni code).
 
 Start:  python3 ird_peer.py [--spec FILE] [--port N] [--device-polls N] [--api-key KEY] [--session-token TOKEN]
+        [--login-token TOKEN]
         (--api-key and --session-token replace the fixed credentials, so a test can plant secrets of its own)
 Stdout: ONE JSON line: {"url", "api", "spec_url", "spec_v2_url", "control", "api_key", "session_token", "totp",
         "confirmation_code", "pid"}. Lives until stdin reaches EOF or SIGTERM.
@@ -46,6 +47,7 @@ from openapi_core.testing import MockRequest, MockResponse
 HERE = os.path.dirname(os.path.abspath(__file__))
 API_KEY = "ird_test_4f3c2b1a0e9d8c7b6a5f"
 SESSION_TOKEN = "eyJhbGciOiJIUzI1NiJ9.test-session.sig"
+LOGIN_TOKEN = None  # what a completed device login issues; None: a fresh one each time
 TOTP = "123456"
 CONFIRMATION = "CONF-1234"
 ACCOUNT_ONLY = {"listShares", "createShare", "listApiKeys", "createApiKey", "deleteApiKey"}
@@ -174,7 +176,7 @@ class Operations:
             return error(400, "authorization_pending", "the login is not approved")
         if body["confirmation_code"] != CONFIRMATION:
             return error(400, "invalid-confirmation-code", "the confirmation code does not match")
-        token = "eyJ" + secrets.token_hex(12)
+        token = LOGIN_TOKEN or "eyJ" + secrets.token_hex(12)
         self.s.sessions.add(token)
         return 200, {"access_token": token, "token_type": "Bearer", "expires_at": "2030-01-01T00:00:00Z"}, {}
 
@@ -635,7 +637,7 @@ def make_handler(state, documents, operations, base_url):
 
 
 def main():
-    global API_KEY, SESSION_TOKEN
+    global API_KEY, SESSION_TOKEN, LOGIN_TOKEN
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--spec", default=os.path.join(HERE, "ird", "openapi.json"))
     parser.add_argument("--spec-v2", default=os.path.join(HERE, "ird", "openapi-v2.json"))
@@ -643,8 +645,9 @@ def main():
     parser.add_argument("--device-polls", type=int, default=2, help="polls answered 'pending' before the one 'slow_down'")
     parser.add_argument("--api-key", default=API_KEY)
     parser.add_argument("--session-token", default=SESSION_TOKEN)
+    parser.add_argument("--login-token", default=None, help="the token a completed device login issues (default: a fresh one)")
     args = parser.parse_args()
-    API_KEY, SESSION_TOKEN = args.api_key, args.session_token
+    API_KEY, SESSION_TOKEN, LOGIN_TOKEN = args.api_key, args.session_token, args.login_token
 
     server = ThreadingHTTPServer(("127.0.0.1", args.port), BaseHTTPRequestHandler)
     base_url = "http://127.0.0.1:%d" % server.server_address[1]
