@@ -80,6 +80,30 @@ struct IILoginEndToEndTests {
         return (try login.waitForExit(), login)
     }
 
+    /// The session key omni generates for a login is a secret: after a whole login and the commands that use and
+    /// show the session, it is in the session store and in no output, log or other file (the planted-secret rule,
+    /// for the one secret of this tree that omni makes rather than reads).
+    @Test func theSessionKeyStaysInItsStore() throws {
+        let (status, login) = try login("valid", ["-v"])
+        #expect(status == 0, "\(login.stderrText)")
+        var scan = LeakScan()
+        scan.add("omni ic identity login (stdout)", Array(login.stdoutText.utf8))
+        scan.add("omni ic identity login (stderr)", Array(login.stderrText.utf8))
+        for arguments in [["ic", "identity", "show", "ii", "-o", "json", "-v"], ["ic", "identity", "list", "-v"],
+                          ["ic", "identity", "whoami", "--identity", "ii", "-v"], ["ic", "identity", "export", "ii"],
+                          ["ic", "identity", "verify-delegation", "@" + sessionFile.path, "--root-key", try provider.string("root_key"), "-v"]] {
+            let result = try Omni.run(arguments, environment: environment)
+            scan.add("omni " + arguments.joined(separator: " "), result)
+        }
+        let stored = [UInt8](try Data(contentsOf: sessionFile))
+        let pem = try #require(try JSONValue.parse(stored)["session_key"]?.stringValue)
+        let der = try Base64.decode(pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined())
+        let secret = PlantedSecret.bytes("II session key", Array(der.suffix(32)))
+        try scan.addFiles(under: config, excluding: [sessionFile.path])
+        #expect(scan.leaks(of: [secret]).isEmpty, "the session key outside its store: \(scan.leaks(of: [secret]))")
+        #expect(!secret.found(in: stored).isEmpty, "the search finds the key in the session store")
+    }
+
     /// What the fake II last signed (origin, principal, session key it was asked for).
     func lastSigned() throws -> JSONValue { try provider.requestJSON("/_last") }
 

@@ -173,14 +173,35 @@ import OmniTestSupport
         #expect(try app.waitForExit() == 0, "\(app.stderrText)")
         home.scan.add("connect app (stdout)", Array(app.stdoutText.utf8))
         home.scan.add("connect app (stderr)", Array(app.stderrText.utf8))
+
+        // A session registered with the planted app key, its tokens kept in a store: the app and management tokens
+        // never appear outside it (the wallet URI carries only the wallet's and the relay's, by design), through
+        // status and delete with the token file, verbose and in JSON.
+        let sessionFile = home.path("planted/session.json")
+        try home.run(["connect", "session", "create", "--node", relay.url, "--network-id", ConnectEndToEndTests.network,
+                      "--app-key-file", appKey, "--out-file", sessionFile, "-o", "json", "-v"])
+        try home.run(["connect", "session", "create", "--node", relay.url, "--network-id", ConnectEndToEndTests.network,
+                      "--app-key-file", appKey, "-v"])
+        let storedBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: sessionFile)))
+        let stored = try JSONValue.parse(storedBytes)
+        let appToken = try #require(stored["token_app"]?.stringValue), managementToken = try #require(stored["token_management"]?.stringValue)
+        try home.run(["connect", "session", "status", "--node", relay.url, "--management-token-file", sessionFile, "-v"])
+        try home.run(["connect", "session", "status", "--node", relay.url, "--management-token-file", sessionFile, "-o", "json", "-v"])
+        let storedSID = try #require(stored["sid"]?.stringValue)
+        try home.run(["connect", "session", "status", "--node", relay.url, "--sid=" + storedSID, "--management-token-file", "-", "-v"],
+                     stdin: Data(managementToken.utf8))
+        try home.run(["connect", "session", "delete", "--node", relay.url, "--management-token-file", sessionFile, "-v", "-o", "json"])
+        try home.run(["connect", "session", "status", "--node", relay.url, "--management-token-file", sessionFile, "-v"], expect: nil)
         _ = try relay.stop()
         home.scan.add("connect relay (stdout)", Array(relay.process.stdoutText.utf8))
         home.scan.add("connect relay (stderr)", Array(relay.process.stderrText.utf8))
         try home.run(["connect", "wallet", "--uri", "@" + uri, "--account-key-file", exposed, "--approve"], expect: nil)
 
-        let secrets = [PlantedSecret.bytes("app X25519 key", appSecret), PlantedSecret.bytes("account seed", accountSeed)]
+        let secrets = [PlantedSecret.bytes("app X25519 key", appSecret), PlantedSecret.bytes("account seed", accountSeed),
+                       PlantedSecret.text("session app token", appToken), PlantedSecret.text("session management token", managementToken)]
         Self.expectNoLeaks(try home.leaks(of: secrets))
         #expect(!secrets[0].found(in: [UInt8](try Data(contentsOf: URL(fileURLWithPath: appKey)))).isEmpty, "the search finds the key file's secret")
+        #expect(!secrets[3].found(in: storedBytes).isEmpty, "the search finds the management token in the session file")
     }
 
     // MARK: ird

@@ -272,11 +272,21 @@ import Testing
         let home = try Home()
         defer { home.remove() }
         var outputs: [(String, [UInt8])] = []
-        func run(_ arguments: [String], environment: [String: String] = [:], expect status: Int32 = 0) throws {
-            let result = try Omni.run(arguments, environment: home.environment.merging(environment) { $1 })
+        func run(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil, expect status: Int32 = 0) throws {
+            let result = try Omni.run(arguments, stdin: stdin, environment: home.environment.merging(environment) { $1 })
             #expect(result.status == status, "\(arguments): \(result.stderrText)")
             outputs.append(("omni " + arguments.joined(separator: " "), Array(result.stdout) + Array(result.stderr)))
         }
+        // The session commands themselves: the same secret stored again from stdin and from the environment (to
+        // other names), verbose and in JSON, a refused replacement, and removal.
+        try run(["truapi", "session", "new", "again-stdin", "--entropy-file", "-", "-v", "--output", "json"],
+                stdin: Data(Hex.encode(home.entropy).utf8))
+        try run(["truapi", "session", "new", "again-env", "--mnemonic-env", "PHRASE", "-v"], environment: ["PHRASE": home.phrase])
+        try run(["truapi", "session", "new", Home.name, "--mnemonic-env", "PHRASE", "-v"], environment: ["PHRASE": home.phrase], expect: 7)
+        // The secret typed where its file belongs: refused without being repeated.
+        try run(["truapi", "session", "new", "again-argv", "--entropy-file", Hex.encode(home.entropy)], expect: 3)
+        try run(["truapi", "session", "remove", "again-stdin", "--yes", "-v"])
+        try run(["truapi", "session", "remove", "again-env", "--yes", "--output", "json"])
         try run(["truapi", "session", "list"])
         try run(["truapi", "session", "show", Home.name, "--output", "json"])
         try run(["truapi", "key", "identity", "--session", Home.name])

@@ -42,6 +42,8 @@ public enum FileInput {
 
     static func exposure(of path: String) -> String? { LocalFile.exposure(of: expandingTilde(path)) }
 
+    static func exists(_ path: String) -> Bool { LocalFile.exists(expandingTilde(path)) }
+
     /// `~` and `~/…` as the shell would expand them (a path from a config file was never seen by a shell).
     public static func expandingTilde(_ path: String) -> String { Paths.expandingTilde(path) }
 }

@@ -282,9 +282,18 @@ public final class Invocation: @unchecked Sendable {
 
     /// A file holding a secret (a private key, a seed): like `read`, but a file that others may read is refused,
     /// as ssh refuses such keys.
+    /// A value that names no file is not echoed: it may be the secret itself, typed where its file belongs.
     public func readSecret(_ file: InputFile, label: String, limit: Int = 1 << 20) throws -> [UInt8] {
-        if case .path(let path) = file, let problem = FileInput.exposure(of: FileInput.resolvingAt(path)) {
-            throw CLIError(.configuration, "\(label): \(path) \(problem); run 'chmod 600 \(path)'")
+        if case .path(let path) = file {
+            let resolved = FileInput.resolvingAt(path)
+            guard FileInput.exists(resolved) else {
+                throw CLIError(.input, "\(label): no such file; the value (\(path.count) characters) is not shown in case it is the "
+                               + "secret itself. Secrets are read from a file only you can read, or from stdin with '-'; one typed "
+                               + "on a command line is in the shell history: replace it")
+            }
+            if let problem = FileInput.exposure(of: resolved) {
+                throw CLIError(.configuration, "\(label): \(path) \(problem); run 'chmod 600 \(path)'")
+            }
         }
         return try read(file, label: label, limit: limit)
     }
