@@ -267,9 +267,7 @@ extension ECDSA {
         private func checkPublicKeyIsDerived() throws(CryptoError) {
             var scalar = rawRepresentation
             defer { wipe(&scalar) }
-            guard curve.isValidScalar(scalar) else {
-                throw CryptoError(.invalidKey, "\(curve.rawValue) private key's scalar is not in 1…n−1")
-            }
+            // The scalar-only init refuses a scalar outside 1…n−1 itself.
             let derived = try PrivateKey(rawRepresentation: scalar, curve: curve)
             guard derived.publicKey == publicKey else {
                 throw CryptoError(.invalidKey, "\(curve.rawValue) private key: the embedded public key does not match the private key")

@@ -9,9 +9,14 @@ public enum FileInput {
     /// surely a mistake.
     public static let maximumBytes = 256 << 20
 
-    public static func read(_ path: String, label: String, limit: Int = maximumBytes) throws -> [UInt8] {
+    /// `showingPath: false` for secret files: a missing one is not named, since the value may be the secret itself.
+    public static func read(_ path: String, label: String, limit: Int = maximumBytes, showingPath: Bool = true) throws -> [UInt8] {
         switch LocalFile.read(expandingTilde(path), limit: limit) {
         case .success(let bytes): return bytes
+        case .failure(.notFound) where !showingPath:
+            throw CLIError(.input, "\(label): no such file; the value (\(path.count) characters) is not shown in case it is the "
+                           + "secret itself. Secrets are read from a file only you can read, or from stdin with '-'; one typed "
+                           + "on a command line is in the shell history: replace it")
         case .failure(let failure): throw error(failure, path: path, label: label)
         }
     }
@@ -41,8 +46,6 @@ public enum FileInput {
     }
 
     static func exposure(of path: String) -> String? { LocalFile.exposure(of: expandingTilde(path)) }
-
-    static func exists(_ path: String) -> Bool { LocalFile.exists(expandingTilde(path)) }
 
     /// `~` and `~/…` as the shell would expand them (a path from a config file was never seen by a shell).
     public static func expandingTilde(_ path: String) -> String { Paths.expandingTilde(path) }

@@ -258,6 +258,10 @@ public final class Invocation: @unchecked Sendable {
 
     /// The bytes of a file argument; `-` reads stdin, which must not be a terminal (the one place that rule lives).
     public func read(_ file: InputFile, label: String, limit: Int = FileInput.maximumBytes) throws -> [UInt8] {
+        try read(file, label: label, limit: limit, showingPath: true)
+    }
+
+    private func read(_ file: InputFile, label: String, limit: Int, showingPath: Bool) throws -> [UInt8] {
         let bytes: [UInt8]
         switch file {
         case .standardInput:
@@ -267,7 +271,7 @@ public final class Invocation: @unchecked Sendable {
             }
             bytes = try streams.stdinBytes()
         case .path(let path):
-            bytes = try FileInput.read(FileInput.resolvingAt(path), label: label, limit: limit)
+            bytes = try FileInput.read(FileInput.resolvingAt(path), label: label, limit: limit, showingPath: showingPath)
         }
         guard bytes.count <= limit else {
             throw CLIError(.input, "\(label): \(file.displayName) is larger than \(ByteCount(bytes: limit).argumentText)")
@@ -281,21 +285,13 @@ public final class Invocation: @unchecked Sendable {
     }
 
     /// A file holding a secret (a private key, a seed): like `read`, but a file that others may read is refused,
-    /// as ssh refuses such keys.
-    /// A value that names no file is not echoed: it may be the secret itself, typed where its file belongs.
+    /// as ssh refuses such keys, and a value that names no file is not echoed: it may be the secret itself, typed
+    /// where its file belongs.
     public func readSecret(_ file: InputFile, label: String, limit: Int = 1 << 20) throws -> [UInt8] {
-        if case .path(let path) = file {
-            let resolved = FileInput.resolvingAt(path)
-            guard FileInput.exists(resolved) else {
-                throw CLIError(.input, "\(label): no such file; the value (\(path.count) characters) is not shown in case it is the "
-                               + "secret itself. Secrets are read from a file only you can read, or from stdin with '-'; one typed "
-                               + "on a command line is in the shell history: replace it")
-            }
-            if let problem = FileInput.exposure(of: resolved) {
-                throw CLIError(.configuration, "\(label): \(path) \(problem); run 'chmod 600 \(path)'")
-            }
+        if case .path(let path) = file, let problem = FileInput.exposure(of: FileInput.resolvingAt(path)) {
+            throw CLIError(.configuration, "\(label): \(path) \(problem); run 'chmod 600 \(path)'")
         }
-        return try read(file, label: label, limit: limit)
+        return try read(file, label: label, limit: limit, showingPath: false)
     }
 
     /// Lines of a file argument (or stdin), read as they come so that memory stays flat, each at most `maxLineBytes`.
