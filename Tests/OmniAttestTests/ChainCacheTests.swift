@@ -8,7 +8,7 @@ import OmniTestSupport
 /// The batch's chain cache (`CertificateChainCache`) never changes a verdict: each line appraised through one shared
 /// cache, in batch order, gets exactly the reason and message it gets alone — good lines first filling the cache,
 /// then expired, not-yet-valid, wrong-intermediate and re-signed lines hitting it.
-@Suite struct ChainCacheTests {
+@Suite(.serialized, .offPool) struct ChainCacheTests {
     static let now = "2026-06-01T12:00:00Z"
 
     static func mint(_ mode: String, count: Int, seed: UInt64) throws -> [JSONValue] {

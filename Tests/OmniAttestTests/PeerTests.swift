@@ -8,7 +8,7 @@ import OmniTestSupport
 /// Differential: an independent minter in Python (`Tests/Peers/attest_peer.py`, built on `cryptography` and
 /// `cbor2`) makes fresh evidence — valid, and broken in one known way each — under a fresh seed; omni must give
 /// exactly the reason code the minter intended.
-@Suite struct PeerTests {
+@Suite(.serialized, .offPool) struct PeerTests {
     @Test func freshlyMintedEvidenceGetsTheIntendedReason() throws {
         let seed = SeededGenerator.freshSeed() % 1_000_000_007
         let result = try Subprocess.python("attest_peer.py", ["cases", "--seed", String(seed), "--count", "64",

@@ -8,7 +8,7 @@ import OmniTestSupport
 /// Receipts are trusted only along Apple's documented path: Apple Root CA - G3 → the receipt intermediate Apple
 /// publishes (pinned by SHA-256) → a signer with the receipt signer's subject. Before the pins, any chain under G3
 /// was accepted as a receipt signer.
-@Suite(.vectors("attest")) struct ReceiptPinTests {
+@Suite(.vectors("attest"), .serialized, .offPool) struct ReceiptPinTests {
     /// Every receipt in the vectors: the 20 refreshed ones and the ATTEST receipts inside the real attestations.
     static func realReceipts() throws -> [(id: String, bytes: [UInt8])] {
         var receipts: [(String, [UInt8])] = []

@@ -6,7 +6,7 @@ import OmniCrypto
 import OmniTestSupport
 
 /// The pinned roots compiled into omni are exactly the files in Vendor/apple, with Apple's published fingerprints.
-@Suite struct RootsTests {
+@Suite(.serialized, .offPool) struct RootsTests {
     @Test func embeddedRootsEqualTheVendorFiles() throws {
         for (file, pem) in AppleRoots.embeddedPEMs {
             let url = Repository.root.appendingPathComponent("Vendor/apple").appendingPathComponent(file)

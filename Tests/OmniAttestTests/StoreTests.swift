@@ -24,7 +24,7 @@ func sampleKey(_ seed: UInt8, counter: UInt32 = 0, at time: Int64 = 1_700_000_00
 
 /// The store's promises, in process: single-use challenges, expiry, forward-only counters, duplicate enrollment,
 /// revocation, durability across reopening, refusal of files that are not stores.
-@Suite struct StoreTests {
+@Suite(.serialized, .offPool) struct StoreTests {
     @Test func aChallengeIsConsumedOnceAndExpires() throws {
         let directory = try TemporaryDirectory()
         let store = try SQLiteAttestStore(path: directory.path("store.db"))

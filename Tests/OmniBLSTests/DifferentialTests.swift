@@ -5,7 +5,7 @@ import OmniTestSupport
 @testable import OmniBLS
 
 /// Our verdict against blst's (through pyblst, Tests/Peers/bls_peer.py) on fresh random cases every run.
-@Suite struct DifferentialTests {
+@Suite(.serialized, .offPool) struct DifferentialTests {
     static let casesPerKind = 10
 
     @Test("Verdicts equal blst's on fresh random valid and malformed cases (seed printed on failure)")

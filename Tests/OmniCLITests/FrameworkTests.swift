@@ -16,7 +16,7 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     return url
 }
 
-@Suite struct TypedValueTests {
+@Suite(.serialized, .offPool) struct TypedValueTests {
     @Test func defaultsEnvironmentAndConfigResolveInOrder() throws {
         #expect(run(["sample", "echo", "x", "-o", "json"]).json?["count"] == 1)
         #expect(run(["sample", "echo", "x", "-o", "json"], environment: ["HOME": "/nonexistent", "OMNI_COUNT": "4"]).json?["count"] == 4)
@@ -58,7 +58,7 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     }
 }
 
-@Suite struct RelationTests {
+@Suite(.serialized, .offPool) struct RelationTests {
     @Test func conflictingOptionsAreRefusedBeforeTheCommandRuns() {
         let both = tool(["relations", "--alpha", "a", "--beta", "b"])
         #expect(both.status == 2)
@@ -87,7 +87,7 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     }
 }
 
-@Suite struct FileParameterTests {
+@Suite(.serialized, .offPool) struct FileParameterTests {
     @Test func stdinIsRefusedWhenItIsATerminal() {
         let result = tool(["files", "-"])
         #expect(result.status == 2)
@@ -151,7 +151,7 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     }
 }
 
-@Suite struct StreamTests {
+@Suite(.serialized, .offPool) struct StreamTests {
     @Test func jsonIsOneDocumentAndJsonlOneLinePerItem() throws {
         let json = tool(["stream", "-n", "3", "-o", "json"])
         let document = try JSONValue.parse(json.stdout)
@@ -178,7 +178,7 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     }
 }
 
-@Suite struct BatchRunnerTests {
+@Suite(.serialized, .offPool) struct BatchRunnerTests {
     @Test(arguments: [1, 2, 100])
     func everyLineGetsOneResultInOrder(chunk: Int) throws {
         let input = "{\"n\": 2, \"id\": \"a\"}\n\n{\"n\": 4}\r\n{\"n\": 6}\n"
@@ -200,7 +200,7 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     }
 }
 
-@Suite struct ConditionalStreamTests {
+@Suite(.serialized, .offPool) struct ConditionalStreamTests {
     @Test func aSingleVerdictStaysOneObjectAndABatchIsOneArray() throws {
         #expect(try JSONValue.parse(tool(["judge", "-o", "json"]).stdout).objectValue != nil)
         let batch = tool(["judge", "--batch", "-", "-o", "json"], stdin: Array("{}\n{}\n".utf8))
@@ -208,7 +208,7 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     }
 }
 
-@Suite struct PromptTests {
+@Suite(.serialized, .offPool) struct PromptTests {
     @Test func promptsOnlyOnATerminalAndNeverHang() {
         let yes = run(["confirm"], stdin: "y\n", tty: true, tool: Framework.tool)
         #expect(yes.status == 0 && yes.stderr.contains("Really? [y/N]"), "\(yes.stderr)")
@@ -221,7 +221,7 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     }
 }
 
-@Suite struct DynamicGroupTests {
+@Suite(.serialized, .offPool) struct DynamicGroupTests {
     let environment = ["HOME": "/nonexistent", "FW_OPERATIONS": "ping,pong"]
 
     @Test func commandsReadAtRunTimeFollowEachRunsEnvironment() {
@@ -256,7 +256,7 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     }
 }
 
-@Suite struct CapturingGroupTests {
+@Suite(.serialized, .offPool) struct CapturingGroupTests {
     @Test func wordsAfterTheFirstUnknownOneAreAllPositional() {
         let captured = tool(["catchall", "domains", "list", "--limit", "5", "-Fx", "-o", "json", "--", "-q"])
         #expect(captured.status == 0, "\(captured.stderr)")
@@ -267,7 +267,7 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     }
 }
 
-@Suite struct InterruptTests {
+@Suite(.serialized, .offPool) struct InterruptTests {
     @Test func anInterruptedCommandExits130ForSIGINTAnd143ForSIGTERM() {
         let int = tool(["interrupted", "int", "-o", "json"])
         #expect(int.status == 130)
@@ -276,7 +276,7 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     }
 }
 
-@Suite struct ConfigurationTests {
+@Suite(.serialized, .offPool) struct ConfigurationTests {
     @Test func profilesOverrideTopLevelKeys() throws {
         let config = try temporaryFile(Array("[sample]\ncount = 3\n[profiles.work.sample]\ncount = 9\n".utf8))
         defer { try? FileManager.default.removeItem(at: config) }
@@ -300,7 +300,7 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     }
 }
 
-@Suite struct TextOutputTests {
+@Suite(.serialized, .offPool) struct TextOutputTests {
     @Test func tablesAlignOnATerminalAndAreTabSeparatedOtherwise() {
         let piped = tool(["table"]).stdout
         #expect(piped == "alice\tkey\nbob smith\tdelegated\n")
@@ -323,7 +323,7 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     }
 }
 
-@Suite struct BuiltinParsingTests {
+@Suite(.serialized, .offPool) struct BuiltinParsingTests {
     @Test func parseChecksACommandLineWithoutRunningIt() {
         let ok = tool(["__parse", "--", "stream", "-n", "3", "-o", "json"])
         #expect(ok.status == 0, "\(ok.stderr)")

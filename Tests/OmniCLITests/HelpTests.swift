@@ -3,7 +3,7 @@ import Testing
 import OmniCLI
 import OmniCodec
 
-@Suite struct HelpTests {
+@Suite(.serialized, .offPool) struct HelpTests {
     @Test func everyFormOfHelpPrintsTheSameTextToStdout() {
         let forms = [["help", "sample", "echo"], ["sample", "echo", "--help"], ["sample", "echo", "-h"],
                      ["sample", "--help", "echo"]]
@@ -49,7 +49,7 @@ import OmniCodec
     }
 }
 
-@Suite struct CompletionTests {
+@Suite(.serialized, .offPool) struct CompletionTests {
     @Test(arguments: Shell.allCases)
     func scriptsMentionEveryCommandAndOption(shell: Shell) {
         let result = run(["completions", shell.rawValue])
@@ -80,7 +80,7 @@ import OmniCodec
 
 import OmniTestSupport
 
-@Suite struct ShellSyntaxTests {
+@Suite(.serialized, .offPool) struct ShellSyntaxTests {
     /// zsh and fish parse their scripts (`-n`), and fish completes through the real `complete -C`.
     @Test func zshAndFishAcceptTheScripts() throws {
         for (shell, path) in [("zsh", "/usr/bin/zsh"), ("fish", "/usr/bin/fish")] {

@@ -8,7 +8,7 @@ import Testing
 /// builds (into .build/bindings-consumer) and calls the loopback test replica through the generated client: a query,
 /// an update, rejects, a reply with an extended record, typed values there and back. One slow test: the first build
 /// compiles omni's libraries for the consumer; OMNI_SKIP_SLOW=1 skips it.
-@Suite(.serialized) struct ConsumerPackageTests {
+@Suite(.serialized, .offPool) struct ConsumerPackageTests {
     static let consumer = Repository.root.appendingPathComponent("Tests/BindingsConsumer")
     static let scratch = Repository.root.appendingPathComponent(".build/bindings-consumer")
 

@@ -11,7 +11,7 @@ import Testing
 ///     OMNI_UPDATE_GOLDEN=1 swift test --filter GoldenTests
 /// (or, with a built omni, for each manifest: omni candid bind --manifest Golden/Inputs/NAME.toml
 ///  --package-root Golden/Inputs --out-file Golden/Output.swift), then review the diff.
-@Suite struct GoldenTests {
+@Suite(.serialized, .offPool) struct GoldenTests {
     static let directory = Repository.root.appendingPathComponent("Tests/OmniCandidBindTests/Golden")
     static let inputs = directory.appendingPathComponent("Inputs")
 

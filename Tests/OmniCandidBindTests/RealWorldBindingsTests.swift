@@ -7,7 +7,7 @@ import Testing
 /// Every interface of the real-world corpus (`../shared/realworld/candid/did`, 37 files) generates Swift with a
 /// client method for each of its methods, and all of it compiles: one `swiftc -typecheck` of the combined output
 /// against the modules this test run was built with.
-@Suite(.realWorld("candid/did")) struct RealWorldBindingsTests {
+@Suite(.realWorld("candid/did"), .serialized, .offPool) struct RealWorldBindingsTests {
     static let corpus = Vectors.realWorldURL("candid/did")
 
     /// The corpus's .did files relative to it, sorted.

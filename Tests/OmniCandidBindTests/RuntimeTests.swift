@@ -8,7 +8,7 @@ import Testing
 
 /// The generated types (Golden/*.swift, compiled into these tests) through the Candid binary format: every value
 /// survives a round trip, and replies decode by Candid's subtyping rules, as `CanisterBinding` decodes them.
-@Suite struct RuntimeTests {
+@Suite(.serialized, .offPool) struct RuntimeTests {
     static let alice = try! Principal(text: "ryjl3-tyaaa-aaaaa-aaaba-cai")
 
     /// Encodes `value` at the named type of `binding`'s interface and converts it back.

@@ -17,7 +17,7 @@ import Testing
 /// Recursive types are not generated: ic-py's `Rec` types need hand-built knots that its type table merges
 /// inconsistently. `empty` has no values to compare. NaN is excluded because its payload does not survive
 /// Python's float32 conversion.
-@Suite struct DifferentialTests {
+@Suite(.serialized, .offPool) struct DifferentialTests {
     indirect enum DiffType {
         case primitive(String)
         case opt(DiffType)

@@ -127,7 +127,7 @@ private let faithful = CBORDecodingOptions(preserveIndefiniteLength: true)
 /// Items per direction; each direction is one peer process.
 private let itemCount = 10_000
 
-@Suite("CBOR differential against Python cbor2")
+@Suite("CBOR differential against Python cbor2", .serialized, .offPool)
 struct CBORDifferentialTests {
     @Test("Swift-encoded random items decode identically in cbor2")
     func swiftToPeer() throws {

@@ -41,7 +41,7 @@ private let invalidJSON: [String] = [
 /// Not JSON per RFC 8259 §8.2 and our strict reading, though Python's json lets them through.
 private let invalidOnlyHere: [String] = [#""\ud800""#, #""\udc00x""#, #""\ud800\u0041""#, #""\ud800\ud800""#]
 
-@Suite("JSON parser and writer")
+@Suite("JSON parser and writer", .serialized, .offPool)
 struct JSONTests {
     @Test("RFC 8259 documents parse to the expected values", arguments: validJSON.indices)
     func valid(index: Int) throws {

@@ -12,7 +12,7 @@ private func parseError(_ text: String, limits: TOMLLimits = .default) -> CodecE
     }
 }
 
-@Suite("TOML reader")
+@Suite("TOML reader", .serialized, .offPool)
 struct TOMLTests {
     @Test("values of every kind, read as the specification says")
     func specExamples() throws {

@@ -6,7 +6,7 @@ import OmniCrypto
 import Testing
 
 /// Strict URI and literal rules, and decoders that refuse hostile bytes without crashing.
-@Suite struct ParsingRobustnessTests {
+@Suite(.serialized, .offPool) struct ParsingRobustnessTests {
     static func fearlessURI() throws -> String {
         try VectorFile("upstream/gen-b/fearless_uranai_exchange.json").string("wallet_uri")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import OmniTestSupport
 import OmniCodec
 import OmniConnect
 import OmniCrypto
@@ -61,7 +62,7 @@ final class RelayHarness: @unchecked Sendable {
     }
 }
 
-@Suite(.serialized) struct RelayFlowTests {
+@Suite(.serialized, .offPool) struct RelayFlowTests {
     static let network = try! ConnectNetworkID(bytes: [UInt8](repeating: 0x41, count: 32))
 
     @Test(arguments: [ConnectGeneration.genB, .genA])

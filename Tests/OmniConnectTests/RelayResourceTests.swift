@@ -1,4 +1,5 @@
 import Foundation
+import OmniTestSupport
 import Glibc
 import OmniCodec
 @testable import OmniConnect
@@ -8,7 +9,7 @@ import Testing
 
 /// The relay's own resources stay bounded against peers that misbehave on purpose: sockets that never answer a
 /// close or never speak, unauthenticated registrations in bulk, and buffers filled for peers that never come.
-@Suite(.serialized) struct RelayResourceTests {
+@Suite(.serialized, .offPool) struct RelayResourceTests {
     static let network = try! ConnectNetworkID(bytes: [UInt8](repeating: 0x41, count: 32))
 
     /// A WebSocket client that completes the upgrade and then never reads or writes again: it ignores the relay's

@@ -1,4 +1,5 @@
 import Foundation
+import OmniTestSupport
 import OmniCodec
 import OmniConnect
 import OmniCrypto
@@ -6,7 +7,7 @@ import OmniTransport
 import Testing
 
 /// The relay's bus rules, driven frame by frame over real loopback WebSockets.
-@Suite(.serialized) struct RelayRuleTests {
+@Suite(.serialized, .offPool) struct RelayRuleTests {
     static let network = try! ConnectNetworkID(bytes: [UInt8](repeating: 0x41, count: 32))
     let codec = ConnectCodec(generation: .genB)
 

@@ -7,7 +7,7 @@ import OmniCodec
 /// BIP-39 English mnemonics and substrate-bip39 mini secret keys: the vendored wordlist's integrity, the BIP-39
 /// reference vectors, and random phrases, entropies and passphrases against tiny-bip39 and substrate-bip39
 /// (py-bip39-bindings), whose `bip39_to_mini_secret` is what Substrate wallets run.
-@Suite("BIP-39 and substrate-bip39")
+@Suite("BIP-39 and substrate-bip39", .serialized, .offPool)
 struct BIP39Tests {
     static let wordlistSHA256 = "2f5eed53a4727b4bf8880d8f3f199efc90e58503646d9ff8eff3a2ed3b24dbda"
 

@@ -5,7 +5,7 @@ import OmniCrypto
 
 /// Differential tests against Python `cryptography`/hashlib through Tests/Peers/crypto_peer.py: one peer
 /// process per test, all requests in one batch. Inputs come from a fresh seed printed with every failure.
-@Suite("Differential: Swift vs Python cryptography")
+@Suite("Differential: Swift vs Python cryptography", .serialized, .offPool)
 struct DifferentialTests {
     /// Flips one random bit of `bytes`.
     static func tampered(_ bytes: [UInt8], _ random: inout SeededGenerator) -> [UInt8] {

@@ -6,7 +6,7 @@ import OmniCrypto
 /// omni's sr25519 against schnorrkel through PyPI py-sr25519-bindings (keys, signatures both ways, hard and soft
 /// derivation, whole paths), against scalecodec for junction chain codes, and against the peer's VRF both ways.
 /// Keys, messages and paths come from a fresh seed per run, printed with every failure.
-@Suite("sr25519: differential against schnorrkel (py-sr25519-bindings)")
+@Suite("sr25519: differential against schnorrkel (py-sr25519-bindings)", .serialized, .offPool)
 struct Sr25519DifferentialTests {
     static func flipBit(_ bytes: [UInt8], _ random: inout SeededGenerator) -> [UInt8] {
         var copy = bytes

@@ -6,7 +6,7 @@ import OmniTestSupport
 /// `omni attest` through the real binary: verdicts and exit codes (0 valid, 1 refused, 3 unusable argument), value
 /// options as literal, @FILE and -, files as InputFile, batch mode over the synthetic vectors with the operator's
 /// policy, and the store-backed server flow.
-@Suite(.vectors("attest")) struct AttestEndToEndTests {
+@Suite(.vectors("attest"), .serialized, .offPool) struct AttestEndToEndTests {
     static func vector(_ path: String) throws -> JSONValue {
         try JSONValue.parse(Array(try Vectors.data("attest/" + path)))
     }

@@ -4,7 +4,7 @@ import OmniCodec
 import OmniTestSupport
 
 /// `omni ic bls verify` against the shared BLS vectors, through the real binary.
-@Suite(.vectors("bls")) struct BLSEndToEndTests {
+@Suite(.vectors("bls"), .serialized, .offPool) struct BLSEndToEndTests {
     struct Case {
         let name: String
         let pk: String

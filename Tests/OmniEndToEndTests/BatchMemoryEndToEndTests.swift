@@ -7,7 +7,7 @@ import OmniTestSupport
 /// grow peak RSS by more than a small fraction of the extra input. If the input were read whole, or results were
 /// held back until the end, the 20,000-line run would need tens of megabytes more than the 2,000-line one.
 /// Peak RSS comes from GNU time (`/usr/bin/time -f %M`); the test skips loudly without it. No timing is asserted.
-@Suite(.timeLimit(.minutes(5))) struct BatchMemoryEndToEndTests {
+@Suite(.timeLimit(.minutes(5)), .serialized, .offPool) struct BatchMemoryEndToEndTests {
     /// Allowed growth from 2,000 to 20,000 lines. The attestation input grows by about 80 MB, the BLS one by 8 MB.
     static let allowedGrowthKiB = 8 * 1024
 

@@ -5,7 +5,7 @@ import Testing
 
 /// `omni candid bind` through the real binary: files and stdout, the summary, identical output for identical input,
 /// build information, and the errors (manifest line, exit 3; usage, exit 2).
-@Suite struct CandidBindEndToEndTests {
+@Suite(.serialized, .offPool) struct CandidBindEndToEndTests {
     static let did = """
         type Account = record { owner : principal; subaccount : opt blob };
         service : {

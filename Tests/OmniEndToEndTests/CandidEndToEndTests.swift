@@ -5,7 +5,7 @@ import OmniTestSupport
 
 /// `omni candid …` through the real binary: the issue's examples, round trips of random values, JSON in and out,
 /// .did files, upgrade and subtype checks, spec hashes, binary and blob input, and the error contract.
-@Suite struct CandidEndToEndTests {
+@Suite(.serialized, .offPool) struct CandidEndToEndTests {
     static let ledger = """
         // A ledger-like interface.
         type Account = record { owner : principal; subaccount : opt blob };

@@ -4,7 +4,7 @@ import OmniCodec
 import OmniTestSupport
 
 /// Rules the whole command tree keeps, checked on the real binary's `__dump-help`.
-@Suite struct CommandTreeTests {
+@Suite(.serialized, .offPool) struct CommandTreeTests {
     static func tree() throws -> JSONValue {
         let result = try Omni.run(["__dump-help"])
         guard result.status == 0 else { throw TestSupportError("__dump-help failed: \(result.stderrText)") }

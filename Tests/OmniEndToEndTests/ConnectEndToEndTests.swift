@@ -5,7 +5,7 @@ import Testing
 
 /// Iroha Connect through real omni processes on loopback: relay, wallet and app; the relay's refusals driven by
 /// an independent WebSocket client (Python `websockets`); and the frame decoder's refusals.
-@Suite(.serialized) struct ConnectEndToEndTests {
+@Suite(.serialized, .offPool) struct ConnectEndToEndTests {
     static let network = String(repeating: "41", count: 32)
 
     // MARK: - The whole flow

@@ -4,7 +4,7 @@ import OmniCodec
 import OmniTestSupport
 
 /// The acceptance lines of the foundation issue, checked against the real binary.
-@Suite struct FoundationEndToEndTests {
+@Suite(.serialized, .offPool) struct FoundationEndToEndTests {
     @Test func helpListsTheTrees() throws {
         let result = try Omni.run(["--help"])
         #expect(result.status == 0)
@@ -91,7 +91,7 @@ import OmniTestSupport
     }
 }
 
-@Suite struct InterruptEndToEndTests {
+@Suite(.serialized, .offPool) struct InterruptEndToEndTests {
     /// True once /proc says the process is in the read system call (what a batch on an idle pipe waits in).
     static func waitUntilBlockedInRead(_ pid: Int32, timeout: TimeInterval = 10) -> Bool {
         #if arch(x86_64)

@@ -4,7 +4,7 @@ import OmniTestSupport
 
 /// The fuzz targets in the normal build (`omni-fuzz run`): every input the fuzzer ever found a problem with stays
 /// fixed (Tests/Fuzz/regressions/<target>/), and every target's properties hold on its built-in seeds.
-@Suite struct FuzzRegressionTests {
+@Suite(.serialized, .offPool) struct FuzzRegressionTests {
     static let executable: String = {
         let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let candidates = [bundleDirectory.appendingPathComponent("omni-fuzz").path,

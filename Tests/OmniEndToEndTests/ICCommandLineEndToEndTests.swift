@@ -7,7 +7,7 @@ import Testing
 /// offline input checked before the network, typed values (data exit 3, choices exit 2), file options, batches that
 /// follow --output, key files that must be private, verified session imports, labelled root keys, and identity
 /// completion in real shells. The replica (Tests/Peers/ic_replica.py) is this suite's own.
-@Suite(.serialized)
+@Suite(.serialized, .offPool)
 struct ICCommandLineEndToEndTests {
     static let shared = Result { try PeerProcess.icReplica(for: "the ic command-line tests") }
 

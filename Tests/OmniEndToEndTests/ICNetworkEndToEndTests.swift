@@ -5,7 +5,7 @@ import Testing
 
 /// The real `omni` binary against `Tests/Peers/ic_replica.py` (pyblst, cryptography, cbor2): verified queries and
 /// calls, every fallback, rejects, and each attack the replica stages, refused with its reason and exit code.
-@Suite(.serialized)
+@Suite(.serialized, .offPool)
 struct ICNetworkEndToEndTests {
     /// One replica for the suite (tests are serialized and reset it); fresh keys per run, seed printed once.
     static let shared = Result { try PeerProcess.icReplica(for: "the ic end-to-end tests") }

@@ -6,7 +6,7 @@ import OmniTestSupport
 /// The offline `omni ic` commands through the real binary: every principal, account and key vector of
 /// ../shared/vectors/ic, the identity store's lifecycle, delegated sessions, every real certificate, and offline
 /// signing checked by the independent Python peer (Tests/Peers/ic_peer.py).
-@Suite struct ICOfflineEndToEndTests {
+@Suite(.serialized, .offPool) struct ICOfflineEndToEndTests {
     // MARK: Principals
 
     @Test(.vectors("ic")) func everyPrincipalVector() throws {

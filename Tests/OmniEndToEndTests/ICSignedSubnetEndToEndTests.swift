@@ -7,7 +7,7 @@ import Testing
 /// (`omni ic sign --subnet`) are sent there by `omni ic send`, with that subnet's certificate checks, and a
 /// disagreeing `--subnet` is refused before anything is sent; the status request behind `--fetch-root-key` is
 /// retried like every other idempotent request.
-@Suite(.serialized)
+@Suite(.serialized, .offPool)
 struct ICSignedSubnetEndToEndTests {
     /// Its own replica: the other IC suites reset theirs between tests and run concurrently with this one.
     static let shared = Result { try PeerProcess.icReplica(for: "the signed subnet tests") }

@@ -7,7 +7,7 @@ import Testing
 /// outside omni, delegation targets checked as the interface spec does (a session scoped to a bucket canister asks
 /// aaaaa-aa about it), subnet-routed endpoints with that subnet's certificate checks, retries that never sign again
 /// (the replica counts distinct request ids and signatures), and the one per-call unverified query.
-@Suite(.serialized)
+@Suite(.serialized, .offPool)
 struct ICSurfaceEndToEndTests {
     /// One replica for the suite (tests are serialized and reset it).
     static let shared = Result { try PeerProcess.icReplica(for: "the ic surface tests") }

@@ -45,7 +45,7 @@ enum FakeIdentityProvider {
 /// `omni ic identity login` round trips in headless Chromium against the hand-written fake Internet Identity: the
 /// page omni serves opens the fake II, runs the postMessage exchange, and POSTs the answer back with the state token;
 /// omni verifies it (canister signatures under the test replica's root key) before it stores anything.
-@Suite(.serialized, .enabled(if: Chromium.executable != nil, Chromium.missingNote("the Internet Identity login round trip")))
+@Suite(.serialized, .enabled(if: Chromium.executable != nil, Chromium.missingNote("the Internet Identity login round trip")), .offPool)
 struct IILoginEndToEndTests {
     let provider: PeerProcess
     let config: URL
@@ -251,7 +251,7 @@ struct IILoginEndToEndTests {
 }
 
 /// The parts of `omni ic identity login` that need no browser.
-@Suite(.serialized)
+@Suite(.serialized, .offPool)
 struct IILoginCommandLineTests {
     let config = FileManager.default.temporaryDirectory.appendingPathComponent("omni-e2e-login-\(UUID().uuidString)")
     var environment: [String: String] { ["OMNI_CONFIG_DIR": config.path] }

@@ -5,7 +5,7 @@ import OmniTestSupport
 
 /// `omni ird` against Tests/Peers/ird_peer.py, which serves the hand-written test document and checks every request
 /// omni sends against it with openapi-core: each test ends with no violation recorded.
-@Suite(.serialized)
+@Suite(.serialized, .offPool)
 struct IrdEndToEndTests {
     static let shared = Result { try PeerProcess(script: "ird_peer.py") }
 

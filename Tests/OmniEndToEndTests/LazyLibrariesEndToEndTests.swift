@@ -5,7 +5,7 @@ import OmniTestSupport
 /// Issue 10: OpenSSL, libsodium and SQLite are opened on first use (Sources/COmniShims/lazy_libraries.c), not
 /// linked: a start that needs none of them maps none of them. The loader's trace (LD_DEBUG=files) names every
 /// object a run loaded, dlopen'ed ones included.
-@Suite struct LazyLibrariesEndToEndTests {
+@Suite(.serialized, .offPool) struct LazyLibrariesEndToEndTests {
     private static let lazyLibraries = ["libcrypto.so", "libssl.so", "libsodium.so", "libsqlite3.so", "libcurl.so"]
 
     private func run(_ arguments: [String]) throws -> (result: ProcessResult, trace: String) {

@@ -7,7 +7,7 @@ import Testing
 /// TrUAPI bridge and the attest store on loopback, each loop bounded in count and in time, and reports what
 /// happened; here only correctness is judged — no error, no lost frame, fds back to the start count, exactly-once —
 /// and memory with a bound generous enough for a loaded machine (the 10 % one is `make bench`'s 60-second run).
-@Suite(.serialized, .timeLimit(.minutes(3))) struct LoadEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(3)), .offPool) struct LoadEndToEndTests {
     /// Resident memory after the warm-up may grow by this share at most in a few seconds of load (a leak of a
     /// session's or connection's state grows without bound; allocator pools settling stay well within).
     static let shortRunRSSGrowth = 0.5

@@ -8,7 +8,7 @@ import OmniTestSupport
 /// — then each tree's commands run end to end, failing paths and --verbose included, and every byte of their
 /// stdout, stderr and every file they wrote outside the secret stores is searched for each secret in every form
 /// (PlantedSecret). Each test also shows the search finds a secret where it is meant to be.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct PlantedSecretEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(5)), .offPool) struct PlantedSecretEndToEndTests {
     /// A temporary HOME with its own XDG directories; `planted/` holds the files the test plants (secret stores by
     /// definition, never searched).
     final class Home {

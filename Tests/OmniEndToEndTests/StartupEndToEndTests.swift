@@ -4,7 +4,7 @@ import OmniTestSupport
 
 /// Issue 10: commands that never touch the network start without libcurl and its dependencies; the ones that
 /// need it open it then. The dynamic loader's own trace (LD_DEBUG=files) says which objects a run loaded.
-@Suite struct StartupEndToEndTests {
+@Suite(.serialized, .offPool) struct StartupEndToEndTests {
     private func loadedObjects(_ arguments: [String]) throws -> (status: Int32, trace: String) {
         let result = try Omni.run(arguments, environment: ["LD_DEBUG": "files"])
         return (result.status, result.stderrText)

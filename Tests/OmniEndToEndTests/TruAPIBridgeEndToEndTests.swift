@@ -7,7 +7,7 @@ import Testing
 /// `omni truapi bridge` and its clients as real processes on loopback: the ready line and signals, the clients' exit
 /// codes, the independent websockets/scalecodec peer, state that survives SIGKILL, policy, notifications,
 /// navigation, preimages, the theme on SIGHUP, and a trace replayed by `omni truapi replay`.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct TruAPIBridgeEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(5)), .offPool) struct TruAPIBridgeEndToEndTests {
     typealias E2E = TruAPIBridgeE2E
 
     @Test func readyLineReadyFileAndCloseOnBothSignals() throws {

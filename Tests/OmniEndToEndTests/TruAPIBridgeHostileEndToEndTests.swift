@@ -8,7 +8,7 @@ import Testing
 /// tested in process in OmniTruAPITests.BridgeServerTests): 33 connections, truncated, garbage, deeply nested and
 /// text frames, an oversized message, and a product that stops reading. The bridge stays up, keeps answering the
 /// others, and says on its event stream what it dropped.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .timeLimit(.minutes(5)), .offPool)
 struct TruAPIBridgeHostileEndToEndTests {
     typealias E2E = TruAPIBridgeE2E
     static let handshake = E2E.string("p:1") + [0, 0, 1]

@@ -9,7 +9,7 @@ import Testing
 /// messages instead of taking a port (from its own origin and from the opaque `null` one), ignoring the same frames
 /// from a nested impostor window.
 @Suite(.serialized, .enabled(if: Chromium.executable != nil, Chromium.missingNote("the TrUAPI bridge's browser glue")),
-       .timeLimit(.minutes(5)))
+       .timeLimit(.minutes(5)), .offPool)
 struct TruAPIBrowserCarrierEndToEndTests {
     typealias E2E = TruAPIBridgeE2E
     typealias Browser = TruAPIBrowserEndToEndTests

@@ -64,7 +64,7 @@ final class BrowserTestSite: @unchecked Sendable {
 /// the product POSTs what it got, the test checks every payload byte for byte, reads the host page's own count of
 /// what it relayed and ignored, and saves a screenshot under .build/artifacts/.
 @Suite(.serialized, .enabled(if: Chromium.executable != nil, Chromium.missingNote("the TrUAPI bridge's browser glue")),
-       .timeLimit(.minutes(5)))
+       .timeLimit(.minutes(5)), .offPool)
 struct TruAPIBrowserEndToEndTests {
     typealias E2E = TruAPIBridgeE2E
     static let key = "omni-browser-test"
@@ -227,7 +227,7 @@ struct TruAPIBrowserEndToEndTests {
 }
 
 /// The browser options without a browser: --print-bootstrap, an --open without an opener, and --open's checks.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(3)), .offPool)
 struct TruAPIBrowserOptionsEndToEndTests {
     typealias E2E = TruAPIBridgeE2E
 

@@ -5,7 +5,7 @@ import Testing
 
 /// `omni truapi …` through the real binary: the wire table, frames to JSON and back, the error contract, and the
 /// independent scalecodec peer (Tests/Peers/truapi_peer.py) round-tripping random values of every request type.
-@Suite struct TruAPIEndToEndTests {
+@Suite(.serialized, .offPool) struct TruAPIEndToEndTests {
     static func truapi(_ arguments: [String], stdin: Data? = nil) throws -> ProcessResult {
         try Omni.run(["truapi"] + arguments, stdin: stdin)
     }

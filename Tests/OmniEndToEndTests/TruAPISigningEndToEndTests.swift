@@ -8,7 +8,7 @@ import Testing
 /// py-bip39-bindings) signs through the bridge and verifies everything; the key commands match the same peer; the
 /// refusals answer the reference's typed errors; a terminal prompt shows the decoded payload; chain methods reach a
 /// JSON-RPC node; and a planted secret appears in no output, trace or state file.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct TruAPISigningEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(5)), .offPool) struct TruAPISigningEndToEndTests {
     typealias E2E = TruAPIBridgeE2E
 
     /// A temporary state home with a session made from fresh entropy.

@@ -6,7 +6,7 @@ import OmniTestSupport
 /// The "Trust decisions" table of docs/security.md, held to the code: every row names tests that exist (and every
 /// test here is in a row), the pinned fingerprints are the vendored files', every option that loosens a check is in
 /// the table, and the rows without an older test get one here.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct TrustTableTests {
+@Suite(.serialized, .timeLimit(.minutes(3)), .offPool) struct TrustTableTests {
     struct Row {
         let id: String
         let cells: [String]

@@ -9,7 +9,7 @@ import Testing
 
 /// The agent against `Tests/Peers/ic_replica.py`, whose BLS, Ed25519 and CBOR come from pyblst, cryptography and
 /// cbor2: every endpoint, fallback and verification path, and every attack the replica can stage.
-@Suite(.serialized)
+@Suite(.serialized, .offPool)
 struct AgentReplicaTests {
     let replica: ReplicaFixture
 

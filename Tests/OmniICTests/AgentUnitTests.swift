@@ -9,6 +9,7 @@ import Testing
 
 /// The agent's pieces that need no replica: networks, state path text, the signed request file, the node key
 /// cache, and the HTTP handling (fallbacks, refusals, clock skew) with a scripted transport.
+@Suite(.serialized, .offPool)
 struct AgentUnitTests {
     // MARK: Networks
 

@@ -8,7 +8,7 @@ import Testing
 
 /// `ICCanisterClient`, the calls typed bindings make: verified answers only (the client has no unverified path), the signer of each request, sessions
 /// checked before anything is signed, and agents made by `signing(as:)` sharing what the first one learned.
-@Suite(.serialized)
+@Suite(.serialized, .offPool)
 struct CanisterClientTests {
     /// A replica of this suite's own (the agent suites reset theirs between tests).
     static let fixture = Result { try ReplicaFixture() }

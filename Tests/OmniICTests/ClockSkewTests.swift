@@ -18,7 +18,7 @@ private extension Principal {
 /// make the agent do. The refusal's text is unauthenticated (a boundary node can write anything), so a hint beyond
 /// the time tolerance is an error about the clock, a refused call is never signed again while its first signature
 /// may still run, and certified time is what moves the clock for calls.
-@Suite struct ClockSkewTests {
+@Suite(.serialized, .offPool) struct ClockSkewTests {
     static let second: UInt64 = 1_000_000_000
     static let canister = Principal.exactly(bytes: [0, 0, 0, 0, 0, 0x20, 0, 5, 1, 1])
     static let key = TestBLSKey(seed: 21)

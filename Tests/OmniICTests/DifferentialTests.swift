@@ -9,7 +9,7 @@ import Testing
 /// Differential tests against `Tests/Peers/ic_peer.py`, an independent implementation on cbor2, pyblst and
 /// cryptography: it checks omni's envelopes as the IC would, and signs certificates and query responses that
 /// omni must accept. A fresh seed per run, printed on failure.
-@Suite struct DifferentialTests {
+@Suite(.serialized, .offPool) struct DifferentialTests {
     static func runPeer(_ arguments: [String], stdin: String? = nil) throws -> String {
         let result = try Subprocess.python("ic_peer.py", arguments, stdin: stdin.map { Data($0.utf8) })
         guard result.status == 0 else { throw TestSupportError("ic_peer.py \(arguments.first ?? "") failed: \(result.stderrText)") }

@@ -8,7 +8,7 @@ import Testing
 @testable import OmniIC
 
 /// The local end of a login: the page, and the one answer POST (token, Host, Origin, verification, then storage).
-@Suite struct IILoginEndpointTests {
+@Suite(.serialized, .offPool) struct IILoginEndpointTests {
     /// Records what the endpoint stored and reported.
     final class Recorder: @unchecked Sendable {
         private let lock = NSLock()

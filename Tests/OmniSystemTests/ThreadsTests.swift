@@ -1,8 +1,9 @@
 import Foundation
+import OmniTestSupport
 import OmniSystem
 import Testing
 
-@Suite struct ThreadsTests {
+@Suite(.serialized, .offPool) struct ThreadsTests {
     /// Many threads incrementing under the lock lose no update; the last one to finish signals the waiter.
     @Test func lockSerialisesAndThreadsRun() {
         let lock = Lock()

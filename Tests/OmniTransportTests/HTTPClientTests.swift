@@ -6,7 +6,7 @@ import Testing
 
 /// The HTTP client against the local Python peer (Tests/Peers/http_peer.py), one fresh peer per test.
 /// Serialized because one test changes the process environment (proxy variables) that libcurl reads.
-@Suite(.serialized)
+@Suite(.serialized, .offPool)
 struct HTTPClientTests {
     // MARK: - Requests and responses
 

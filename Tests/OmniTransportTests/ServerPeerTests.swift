@@ -82,7 +82,7 @@ func makeTestServer(
 }
 
 /// Python `websockets` 17, raw sockets and urllib against our server (Tests/Peers/ws_client_peer.py).
-@Suite("HTTP/WebSocket server ↔ Python clients")
+@Suite("HTTP/WebSocket server ↔ Python clients", .serialized, .offPool)
 struct ServerPeerTests {
     private func drive(_ scenario: String, _ server: HTTPServer, host: String = "127.0.0.1", _ arguments: String = "{}") throws -> JSONValue {
         try peerJSON(try Subprocess.python("ws_client_peer.py", [scenario, "ws://\(host):\(server.port)", arguments]))

@@ -1,8 +1,9 @@
 import Foundation
+import OmniTestSupport
 import Testing
 @testable import OmniTransport
 
-@Suite struct ServerRoutingTests {
+@Suite(.serialized, .offPool) struct ServerRoutingTests {
     /// Exact routes win over prefix routes; among prefixes the longest wins; unmatched paths are 404.
     @Test func exactAndPrefixRoutes() throws {
         let server = try HTTPServer(configuration: HTTPServer.Configuration())

@@ -1,10 +1,11 @@
 import Foundation
+import OmniTestSupport
 import OmniTransport
 import Testing
 
 /// `stop()` must return whatever state the server is in; each check runs it on a thread of its own so that a
 /// regression fails the test instead of hanging the run.
-@Suite struct ServerShutdownTests {
+@Suite(.serialized, .offPool) struct ServerShutdownTests {
     private func stopReturns(_ server: HTTPServer) -> Bool {
         let stopped = DispatchSemaphore(value: 0)
         Thread {

@@ -5,7 +5,7 @@ import OmniTransport
 import Testing
 
 /// Our client against Python `websockets` 17 (Tests/Peers/ws_server_peer.py).
-@Suite("WebSocket client ↔ Python websockets server")
+@Suite("WebSocket client ↔ Python websockets server", .serialized, .offPool)
 struct WebSocketClientPeerTests {
     /// The peer's listening ports: `ws` (websockets), `raw` (hand-written answers), `wss` (with `--tls`).
     private struct Ports {

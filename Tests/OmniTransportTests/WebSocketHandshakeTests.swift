@@ -1,8 +1,9 @@
 import Foundation
+import OmniTestSupport
 import OmniTransport
 import Testing
 
-@Suite("WebSocket handshake and our client ↔ our server")
+@Suite("WebSocket handshake and our client ↔ our server", .serialized, .offPool)
 struct WebSocketHandshakeTests {
     @Test func acceptValueMatchesRFC6455Example() {
         // RFC 6455 §1.3.

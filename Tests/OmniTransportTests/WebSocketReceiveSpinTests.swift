@@ -6,7 +6,7 @@ import Testing
 /// `WebSocketConnection.Options.receiveSpin`: after reading bytes, `receive` polls without sleeping for a while
 /// before it blocks. The spins here are a minute long, so that a receive that spun past its deadline, or past an
 /// abort, would run into the suite's time limit instead of passing.
-@Suite("WebSocket receive spin", .serialized, .timeLimit(.minutes(1)))
+@Suite("WebSocket receive spin", .serialized, .timeLimit(.minutes(1)), .offPool)
 struct WebSocketReceiveSpinTests {
     /// Server side of one connection: a handler thread that runs `body` on the socket; its outcome is kept.
     final class Server: @unchecked Sendable {

@@ -6,7 +6,7 @@ import Testing
 /// `WebSocketConnection.trySend`: a send that never waits (the TrUAPI bridge answers through it from under its
 /// dispatcher's lock). What it accepts arrives in order with what `send` sends; it refuses — queuing nothing — when the
 /// queue would pass `maxPendingOutboundBytes`, when the message needs fragments, and once the connection is closed.
-@Suite("WebSocket trySend", .serialized, .timeLimit(.minutes(1)))
+@Suite("WebSocket trySend", .serialized, .timeLimit(.minutes(1)), .offPool)
 struct WebSocketTrySendTests {
     /// A server whose one WebSocket reads until the peer closes (its reader also writes what trySend left queued),
     /// and the client connected to it.

@@ -7,7 +7,7 @@ import Testing
 
 /// The bridge on a real loopback socket, in process: the exchanges, the gate, limits, hostile input, a product that
 /// stops reading, shutdown, and a recorded session replayed. Blocking socket work runs off the concurrency pool.
-@Suite("TrUAPI bridge over WebSocket", .serialized, .timeLimit(.minutes(10)))
+@Suite("TrUAPI bridge over WebSocket", .serialized, .timeLimit(.minutes(10)), .offPool)
 struct BridgeServerTests {
     static let zeros = [UInt8](repeating: 0, count: 32)
     static let aa = [UInt8](repeating: 0xaa, count: 32)

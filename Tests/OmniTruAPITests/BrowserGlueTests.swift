@@ -9,7 +9,7 @@ import Testing
 /// The browser glue on a real bridge port: the token gate on `/bootstrap.js` and `/host`, what each serves and with
 /// which headers, the product URL rules, and the bridge's own page origin next to `--allow-origin`. The pages running
 /// in a browser are `TruAPIBrowserEndToEndTests`.
-@Suite("TrUAPI browser glue", .serialized, .timeLimit(.minutes(2)))
+@Suite("TrUAPI browser glue", .serialized, .timeLimit(.minutes(2)), .offPool)
 struct BrowserGlueTests {
     static func get(_ url: String, headers: HTTPHeaders = [:]) throws -> HTTPResponse {
         try HTTPClient().perform(HTTPRequest(url: url, headers: headers, totalTimeout: .seconds(10), maxRedirects: 0))

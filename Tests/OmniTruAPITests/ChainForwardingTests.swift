@@ -8,7 +8,7 @@ import Testing
 /// Chain methods through the real bridge to Tests/Peers/chain_node_peer.py, a scripted JSON-RPC v2 node on loopback
 /// (PyPI websockets): follow events and operations, the follow-id mapping per connection, chainSpec's JSON text,
 /// transaction handles, RPC errors as HostFailure, and a node that drops the connection once.
-@Suite("TrUAPI chain forwarding to a JSON-RPC node", .serialized, .timeLimit(.minutes(10)))
+@Suite("TrUAPI chain forwarding to a JSON-RPC node", .serialized, .timeLimit(.minutes(10)), .offPool)
 struct ChainForwardingTests {
     /// The node peer, its events file, and a bridge forwarding the peer's genesis to it.
     final class Setup: @unchecked Sendable {
