@@ -145,11 +145,18 @@ private struct JSONReader {
     }
 
     mutating func read(_ json: JSONValue, _ e: Int) throws(CandidError) -> CandidValue {
-        depth += 1
-        defer { depth -= 1 }
-        guard depth <= maxDepth else { throw CandidError(.limitExceeded, "JSON nested deeper than \(maxDepth)") }
         if e == Opcode.reserved { return .reserved }
         if e < 0 { return try readPrimitive(json, e) }
+        // Depth counts what the binary decoder counts (options holding a value, vectors, records, variants), so
+        // any value that decodes reads again from its JSON.
+        let nests: Bool = switch graph.nodes[e] {
+        case .opt: !json.isNull
+        case .vec, .record, .variant: true
+        default: false
+        }
+        if nests { depth += 1 }
+        defer { if nests { depth -= 1 } }
+        guard depth <= maxDepth else { throw CandidError(.limitExceeded, "JSON nested deeper than \(maxDepth)") }
         switch graph.nodes[e] {
         case .opt(let inner):
             if json.isNull { return .opt(nil) }

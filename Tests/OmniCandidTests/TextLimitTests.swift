@@ -1,4 +1,5 @@
 import OmniCandid
+import OmniCodec
 import Testing
 
 /// Limits of Candid text and `.did` files, added after measuring the parser's peak memory on its worst inputs
@@ -34,17 +35,51 @@ import Testing
     /// Found by the candid-text fuzz target: printing annotates leaves (`opt (null : null)`), which used to count
     /// two more levels than the value has, so a value at the depth limit printed as text that did not parse back.
     @Test func valuesAtTheDepthLimitPrintAndParseBack() throws {
-        let deepest = (0..<255).reduce(CandidValue.null) { value, _ in .opt(value) }
+        let deepest = (0..<256).reduce(CandidValue.null) { value, _ in .opt(value) }
         for style in [CandidPrintStyle.pretty, .compact] {
             #expect(try Candid.parseArguments(Candid.print(arguments: [deepest], style: style)) == [deepest])
         }
-        let tooDeep = "(" + String(repeating: "opt ", count: 256) + "null)"
+        let tooDeep = "(" + String(repeating: "opt ", count: 257) + "null)"
         #expect(try Self.error { _ = try Candid.parseArguments(tooDeep) }.kind == .limitExceeded)
         let parentheses = String(repeating: "(", count: 300) + "1" + String(repeating: ")", count: 300)
         #expect(try Self.error { _ = try Candid.parseValue(parentheses) }.message.contains("parentheses nested deeper than 256"))
         // An annotation's type counts on its own: a deep type on a shallow value, and the reverse, both parse.
         let deepType = String(repeating: "opt ", count: 200) + "nat"
         #expect(try Candid.parseValue("(null : \(deepType))") == .opt(nil))
+    }
+
+    /// Found by the candid-binary-typed fuzz target: a 128-element `List` (an option around a record per element,
+    /// 256 levels) decoded, but the encoder also counted the empty option that ends it and refused the 257th
+    /// level; text and JSON counted their leaves too. Every reader and the encoder now count what the decoder
+    /// counts, so what decodes at the limit encodes, prints, parses and reads from JSON again, and one element
+    /// more is refused by each of them.
+    @Test func valuesAtTheDepthLimitDecodeEncodeAndReadBackInEveryForm() throws {
+        let interface = try CandidInterface.parse("type List = opt record { head : nat; tail : List }; service : { f : (List) -> () }")
+        let types = try interface.requireMethod("f").argumentTypes, environment = interface.environment
+        func list(_ count: Int) -> CandidValue {
+            (0..<count).reduce(CandidValue.opt(nil)) { tail, index in
+                .opt(.record(["head": .nat(BigUInt(UInt64(index))), "tail": tail]))
+            }
+        }
+        let decoder = try CandidDecoder(types: types, environment: environment)
+        let deepest = [list(128)]
+        let bytes = try Candid.encode(deepest, types: types, environment: environment)
+        #expect(try decoder.decode(bytes) == deepest)
+        for style in [CandidPrintStyle.pretty, .compact] {
+            let text = Candid.print(arguments: deepest, style: style)
+            #expect(try Candid.parseArguments(text, types: types, environment: environment) == deepest, "\(style)")
+        }
+        let json = Candid.json(arguments: deepest)
+        #expect(try Candid.arguments(fromJSON: json, types: types, environment: environment) == deepest)
+
+        let tooDeep = [list(129)]
+        #expect(try Self.error { _ = try Candid.encode(tooDeep, types: types, environment: environment) }.kind == .limitExceeded)
+        let wire = try Candid.encode(tooDeep, types: types, environment: environment, limits: CandidLimits(maxDepth: 300))
+        #expect(try Self.error { _ = try decoder.decode(wire) }.kind == .limitExceeded)
+        let text = Candid.print(arguments: tooDeep, style: .compact)
+        #expect(try Self.error { _ = try Candid.parseArguments(text, types: types, environment: environment) }.kind == .limitExceeded)
+        #expect(try Self.error { _ = try Candid.arguments(fromJSON: Candid.json(arguments: tooDeep), types: types, environment: environment) }
+            .kind == .limitExceeded)
     }
 
     @Test func definitionsAreLimited() throws {

@@ -84,12 +84,24 @@ struct MessageEncoder {
 
     mutating func write(_ value: CandidValue, _ type: Int) throws(CandidError) {
         if type < 0 { return try writePrimitive(value, type) }
+        // Depth counts what the decoder counts (an option holding a value, a vector, a record, a variant), so
+        // whatever decodes within the limit encodes again: an empty option, a function or a service is a leaf.
+        switch (graph.nodes[type], value) {
+        case (.opt, .opt(nil)), (.opt, .null), (.opt, .reserved):
+            return bytes.append(0)
+        case (.function, .function(let principal, let method)):
+            bytes.append(1)
+            writePrincipal(principal)
+            return writeText(method)
+        case (.service, .service(let principal)):
+            return writePrincipal(principal)
+        default:
+            break
+        }
         depth += 1
         defer { depth -= 1 }
         guard depth <= maxDepth else { throw CandidError(.limitExceeded, "value nested deeper than \(maxDepth)") }
         switch (graph.nodes[type], value) {
-        case (.opt, .opt(nil)), (.opt, .null), (.opt, .reserved):
-            bytes.append(0)
         case (.opt(let inner), .opt(let payload?)):
             bytes.append(1)
             try write(payload, inner)
@@ -110,12 +122,6 @@ struct MessageEncoder {
             }
             LEB128.encode(UInt64(index), into: &bytes)
             do throws(CandidError) { try write(field.value, fields[index].type) } catch { throw error.inside(.variantCase(fields[index].label)) }
-        case (.function, .function(let principal, let method)):
-            bytes.append(1)
-            writePrincipal(principal)
-            writeText(method)
-        case (.service, .service(let principal)):
-            writePrincipal(principal)
         default:
             throw mismatch(value, type)
         }

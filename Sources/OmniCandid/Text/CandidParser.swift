@@ -229,9 +229,9 @@ struct CandidParser {
         return TextValue(kind: .annotated(value, type), offset: value.offset)
     }
 
+    /// Depth counts what the binary decoder counts (an option holding a value, a vector, a record, a variant), so
+    /// the printed text of any value that decodes parses back; numbers, text, `null` and references are leaves.
     mutating func parseValue() throws(CandidError) -> TextValue {
-        try enter()
-        defer { depth -= 1 }
         let token = current
         let offset = token.offset
         switch token.kind {
@@ -250,9 +250,7 @@ struct CandidParser {
             guard parenthesisDepth <= maxDepth else {
                 throw CandidParser.locate(CandidError(.limitExceeded, "parentheses nested deeper than \(maxDepth)", offset: offset), in: source)
             }
-            // The parenthesised value is the one this call stands for: it takes this call's level.
-            depth -= 1
-            defer { depth += 1; parenthesisDepth -= 1 }
+            defer { parenthesisDepth -= 1 }
             let value = try parseAnnotatedValue()
             try expect(.rightParen, "to close the parenthesised value")
             return value
@@ -265,8 +263,12 @@ struct CandidParser {
             case "nan", "NaN", "inf", "infinity":
                 return TextValue(kind: .number(token.text.lowercased().hasPrefix("n") ? "nan" : "inf", isFloat: true, isHex: false), offset: offset)
             case "opt":
+                try enter()
+                defer { depth -= 1 }
                 return TextValue(kind: .opt(try parseValue()), offset: offset)
             case "vec":
+                try enter()
+                defer { depth -= 1 }
                 try expect(.leftBrace, "after 'vec'")
                 var elements: [TextValue] = []
                 while !isSymbol(.rightBrace) {
@@ -276,8 +278,12 @@ struct CandidParser {
                 try expect(.rightBrace, "to close the vector")
                 return TextValue(kind: .vec(elements), offset: offset)
             case "record":
+                try enter()
+                defer { depth -= 1 }
                 return TextValue(kind: .record(try parseRecordFields()), offset: offset)
             case "variant":
+                try enter()
+                defer { depth -= 1 }
                 try expect(.leftBrace, "after 'variant'")
                 guard !isSymbol(.rightBrace) else { throw error("a variant value needs exactly one case") }
                 let label = try parseLabel()

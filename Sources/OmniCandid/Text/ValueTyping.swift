@@ -22,18 +22,42 @@ struct ValueTyper {
         CandidParser.locate(CandidError(.typeMismatch, message, offset: offset), in: source)
     }
 
-    private mutating func enter(at offset: Int?) throws(CandidError) {
-        depth += 1
-        if depth > limits.maxDepth {
+    /// Depth counts what the binary decoder counts (an option holding a value, a vector or blob, a record, a
+    /// variant) and nothing else: leaves, empty options and annotations take no level, so any value that decodes
+    /// types again from its printed text, and one level more is refused here as it is there.
+    private mutating func enter(nesting: Bool, at offset: Int?) throws(CandidError) {
+        guard nesting else { return }
+        guard depth < limits.maxDepth else {
             throw CandidParser.locate(CandidError(.limitExceeded, "value nested deeper than \(limits.maxDepth)", offset: offset), in: source)
+        }
+        depth += 1
+    }
+
+    private mutating func leave(nesting: Bool) {
+        if nesting { depth -= 1 }
+    }
+
+    private static func nests(_ kind: TextValue.Kind) -> Bool {
+        switch kind {
+        case .opt, .vec, .blob, .record, .variant: true
+        default: false
+        }
+    }
+
+    private static func nests(_ value: CandidValue) -> Bool {
+        switch value {
+        case .opt(let payload): payload != nil
+        case .vec, .blob, .record, .variant: true
+        default: false
         }
     }
 
     // MARK: Text values
 
     mutating func annotate(_ value: TextValue, _ e: Int) throws(CandidError) -> CandidValue {
-        try enter(at: value.offset)
-        defer { depth -= 1 }
+        let nesting = Self.nests(value.kind)
+        try enter(nesting: nesting, at: value.offset)
+        defer { leave(nesting: nesting) }
         if case .annotated(let inner, let type) = value.kind {
             let (innerGraph, references) = try TypeCompiler.compile([type], in: environment, maxDepth: limits.maxDepth)
             var innerTyper = ValueTyper(graph: innerGraph, environment: environment, source: source, limits: limits)
@@ -174,8 +198,9 @@ struct ValueTyper {
     /// Coerces an already typed value to `e`: identity on matching types, `nat` to `int`, service references to
     /// `principal`, anything to `reserved`, null to options, records and variants by label.
     mutating func coerce(_ value: CandidValue, _ e: Int, at offset: Int?) throws(CandidError) -> CandidValue {
-        try enter(at: offset)
-        defer { depth -= 1 }
+        let nesting = Self.nests(value)
+        try enter(nesting: nesting, at: offset)
+        defer { leave(nesting: nesting) }
         if e == Opcode.reserved { return .reserved }
         if e < 0 {
             switch (e, value) {
@@ -237,8 +262,9 @@ struct ValueTyper {
 
     /// Types a value without an expected type: integers become `int`, other numbers `float64`.
     mutating func infer(_ value: TextValue) throws(CandidError) -> CandidValue {
-        try enter(at: value.offset)
-        defer { depth -= 1 }
+        let nesting = Self.nests(value.kind)
+        try enter(nesting: nesting, at: value.offset)
+        defer { leave(nesting: nesting) }
         switch value.kind {
         case .number(let text, let isFloat, let isHex):
             return try number(text, isFloat: isFloat, isHex: isHex, at: isFloat ? Opcode.float64 : Opcode.int, offset: value.offset)
