@@ -70,6 +70,12 @@ private let offPoolAdmission = Admission(width: offPoolSuiteWidth)
 public struct OffPoolTrait: TestTrait, SuiteTrait, TestScoping {
     public var isRecursive: Bool { true }
 
+    /// The suite's own scope as well as each test case's: by default a recursive trait scopes only the test cases,
+    /// and a test case waiting for its turn would be waiting inside its time limit.
+    public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
+        test.isSuite || testCase != nil ? self : nil
+    }
+
     /// Set inside an admitted suite (or test), so nested suites and its tests do not queue a second time.
     @TaskLocal private static var admitted = false
 
