@@ -116,7 +116,7 @@ _omni_options() {
         'omni truapi frame decode') echo '--input-format --payload-only --method --kind --envelope-only --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni truapi frame encode') echo '--payload-only --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni attest') echo '--output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
-        'omni attest verify-attestation') echo '--attestation --key-id --app-id --client-data-hash --challenge --challenge-hash --environment --root --at --require-receipt --batch --trust-line-policy --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
+        'omni attest verify-attestation') echo '--attestation --key-id --app-id --client-data-hash --challenge --challenge-hash --environment --root --at --require-receipt --batch --jobs --trust-line-policy --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni attest verify-assertion') echo '--assertion --client-data --client-data-format --client-data-hash --app-id --public-key --counter --store --key-id --at --batch --trust-line-policy --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni attest receipt') echo '--receipt --app-id --key-id --root --at --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
         'omni attest challenge') echo '--store --ttl --bytes --count --value --at --output -o --quiet -q --verbose -v --no-input --color --config --profile --identity -h --help';;
@@ -1036,6 +1036,7 @@ _omni_option_values() {
         'omni attest verify-attestation|--root') echo '__file__';;
         'omni attest verify-attestation|--at') echo '__value__';;
         'omni attest verify-attestation|--batch') echo '__file__';;
+        'omni attest verify-attestation|--jobs') echo '__value__';;
         'omni attest verify-attestation|--output') echo 'text json jsonl';;
         'omni attest verify-attestation|-o') echo 'text json jsonl';;
         'omni attest verify-attestation|--color') echo 'auto always never';;

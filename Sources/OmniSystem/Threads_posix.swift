@@ -149,6 +149,10 @@ public enum Threads {
         }
     }
 
+    /// The processors online (at least 1). Affinity masks and container CPU quotas are not read: where they
+    /// matter, commands take an explicit count (`--jobs`).
+    public static var processorCount: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+
     /// Sleeps the calling thread for `seconds` (Foundation's `Thread.sleep(forTimeInterval:)`), resuming after
     /// signals that interrupt the sleep. Zero, negative or NaN return at once.
     public static func sleep(seconds: Double) {

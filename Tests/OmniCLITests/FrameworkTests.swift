@@ -200,6 +200,56 @@ private func temporaryFile(_ bytes: [UInt8], mode: Int = 0o644) throws -> URL {
     }
 }
 
+/// `BatchRunner.run(…, workers:judgeEach:)`: lines judged in parallel, results exactly as a sequential run gives them.
+@Suite(.serialized, .offPool) struct ParallelBatchTests {
+    /// Later lines finish first (each waits less than the one before), yet every result comes in input order, blank
+    /// and unusable lines included, and the output is byte for byte what one worker gives.
+    @Test func resultsKeepInputOrderWhateverFinishesFirst() throws {
+        var lines: [String] = []
+        for n in 0..<40 {
+            lines.append(n % 13 == 5 ? "not json" : n % 11 == 3 ? "" : "{\"n\": \(n), \"ms\": \(40 - n)}")
+        }
+        let input = Array((lines.joined(separator: "\n") + "\n").utf8)
+        let parallel = tool(["parallel", "-", "--workers", "4", "-o", "jsonl"], stdin: input)
+        let sequential = tool(["parallel", "-", "--workers", "1", "-o", "jsonl"], stdin: input)
+        #expect(parallel.status == 3 && sequential.status == 3, "an unusable line: \(parallel.stderr)")
+        let results = try parallel.stdout.split(separator: "\n").map { try JSONValue.parse(String($0)) }
+        let expected = lines.indices.filter { !lines[$0].isEmpty }.map { JSONValue.int($0 + 1) }
+        #expect(results.map { $0["line"] } == expected, "every non-blank line once, in input order")
+        #expect(results.filter { $0["error"] != nil }.count == lines.filter { $0 == "not json" }.count)
+        func withoutAtOnce(_ text: String) -> [String] {
+            text.split(separator: "\n").map { String($0).replacingOccurrences(of: #","at_once":\d+"#, with: "", options: .regularExpression) }
+        }
+        #expect(withoutAtOnce(parallel.stdout) == withoutAtOnce(sequential.stdout))
+        let text = tool(["parallel", "-", "--workers", "4"], stdin: input)
+        let textSequential = tool(["parallel", "-", "--workers", "1"], stdin: input)
+        #expect(text.stdout == textSequential.stdout && text.stdout.hasPrefix("line 1: "), "\(text.stdout)")
+    }
+
+    /// Lines run in parallel, never more than the workers at once (sleeping lines overlap whatever the load).
+    @Test func atMostTheWorkersJudgeAtOnce() throws {
+        let input = Array((0..<32).map { "{\"n\": \($0 * 2), \"ms\": 30}" }.joined(separator: "\n").utf8)
+        for workers in [1, 3] {
+            let result = tool(["parallel", "-", "--workers", String(workers), "-o", "jsonl"], stdin: input)
+            #expect(result.status == 0, "\(result.stderr)")
+            let atOnce = try result.stdout.split(separator: "\n").compactMap { try JSONValue.parse(String($0))["at_once"]?.int64Value }
+            #expect(atOnce.count == 32)
+            #expect(atOnce.max() == Int64(workers), "workers \(workers): \(atOnce)")
+        }
+    }
+
+    /// An error from the judge ends the run as a sequential run would: what came before is out, nothing after.
+    @Test func anErrorStopsTheRunAfterTheLinesBeforeIt() throws {
+        var lines = (0..<30).map { "{\"n\": \($0 * 2), \"ms\": \(30 - $0)}" }
+        lines[12] = "{\"fail\": true, \"ms\": 40}"
+        let result = tool(["parallel", "-", "--workers", "4", "-o", "jsonl"], stdin: Array(lines.joined(separator: "\n").utf8))
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.contains("line 13 failed on purpose"))
+        let results = try result.stdout.split(separator: "\n").map { try JSONValue.parse(String($0)) }
+        #expect(results.map { $0["line"] } == (1...12).map { JSONValue.int($0) })
+    }
+}
+
 @Suite(.serialized, .offPool) struct ConditionalStreamTests {
     @Test func aSingleVerdictStaysOneObjectAndABatchIsOneArray() throws {
         #expect(try JSONValue.parse(tool(["judge", "-o", "json"]).stdout).objectValue != nil)

@@ -1,6 +1,7 @@
 import Foundation
 @testable import OmniCLI
 import OmniCodec
+import Synchronization
 import Testing
 
 /// Commands exercising the typed framework: files, relations, streams, times, interrupts, tables.
@@ -110,6 +111,25 @@ enum Framework {
         }
     }
 
+    static let workers = DefaultedOption<Int>("workers", help: "Lines judged at once.", default: 4)
+    /// `batch` with independent lines judged in parallel: a line waits `ms` milliseconds before its verdict (so
+    /// later lines can finish first), `{"fail": true}` throws; each verdict reports how many lines were being
+    /// judged at that moment, so a test sees the parallelism and its bound.
+    static let parallel = Command("parallel", abstract: "Judge numbers in parallel.", options: [workers], arguments: [batchInput],
+                                  streaming: .always) { invocation in
+        let judging = Mutex(0)
+        return try BatchRunner.run(invocation, input: try invocation.value(batchInput), label: "FILE",
+                                   workers: try invocation.value(workers)) { line in
+            let atOnce = judging.withLock { count in count += 1; return count }
+            defer { judging.withLock { $0 -= 1 } }
+            if let ms = line.object["ms"]?.int64Value { Thread.sleep(forTimeInterval: Double(ms) / 1000) }
+            if line.object["fail"] != nil { throw CLIError(.input, "line \(line.number) failed on purpose") }
+            guard let n = line.object["n"]?.int64Value else { return .unusable("line has no \"n\"") }
+            return .verdict(fields: [("valid", .bool(n % 2 == 0)), ("at_once", .int(atOnce))], valid: n % 2 == 0,
+                            text: n % 2 == 0 ? "even" : "odd")
+        }
+    }
+
     static let many = Option<InputFile>("batch", help: "Lines to judge.")
     /// One verdict, or a stream of them with --batch.
     static let judge = Command("judge", abstract: "One verdict or a batch.", options: [many], streaming: .when(many)) { invocation in
@@ -153,7 +173,7 @@ enum Framework {
     static let tool = CommandLineTool(
         name: "tool", version: "1.0",
         root: Command("tool", abstract: "Framework test tool.", subcommands: [
-            files, lines, stream, relations, exactlyOne, time, choose, interrupted, say, table, named, batch, judge, confirmCommand, api, catchall,
+            files, lines, stream, relations, exactlyOne, time, choose, interrupted, say, table, named, batch, parallel, judge, confirmCommand, api, catchall,
         ]),
         completers: ["names": { _ in ["alice", "bob"] }],
         errorMapper: { _ in nil })

@@ -170,6 +170,46 @@ import OmniTestSupport
         #expect(fromStdin.status == 0, "\(fromStdin.stdoutText)")
     }
 
+    /// Attestation lines are appraised in parallel (`--jobs`, one per processor by default): the output is byte for
+    /// byte that of one line at a time, and each verdict is out as soon as its line is in, so a producer can wait for
+    /// every answer before it sends the next line.
+    @Test func parallelBatchesGiveTheSequentialVerdictsAndStillStream() throws {
+        let attestations = try Self.syntheticLines().filter { $0["kind"] == "attestation" }
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let body = (attestations + attestations + attestations).map { $0.serialized() }
+        let file = try Self.write(body.joined(separator: "\n") + "\n", directory, "attestations.jsonl")
+        let command = ["attest", "verify-attestation", "--batch", file, "--trust-line-policy"]
+        for output in ["jsonl", "text"] {
+            let sequential = try Omni.run(command + ["--jobs", "1", "--output", output])
+            #expect(sequential.status == 1, "the synthetic lines include refusals: \(sequential.stderrText)")
+            for jobs in [["--jobs", "5"], []] {
+                let parallel = try Omni.run(command + jobs + ["--output", output])
+                #expect(parallel.status == sequential.status && parallel.stdout == sequential.stdout, "\(jobs) \(output)")
+            }
+        }
+        // The environment is read when the flag is absent, and the flag wins over it.
+        #expect(try Omni.run(command, environment: ["OMNI_ATTEST_JOBS": "0"]).status == 2)
+        #expect(try Omni.run(command + ["--jobs", "2"], environment: ["OMNI_ATTEST_JOBS": "0"]).status == 1)
+
+        let valid = try #require(attestations.first { $0["expect"] == "ok" })
+        let process = try BackgroundProcess(
+            executable: Omni.executable,
+            ["attest", "verify-attestation", "--batch", "-", "--trust-line-policy", "--jobs", "4", "--output", "jsonl"],
+            environment: Omni.environment(), stdinPipe: true)
+        for round in 1...3 {
+            try process.write(valid.serialized() + "\n")
+            let verdict = try process.jsonLine(round, timeout: 60) { _ in true }
+            #expect(verdict["line"] == .int(round) && verdict["valid"] == true, "\(verdict)")
+        }
+        try process.closeStdin()
+        #expect(try process.waitForExit(timeout: 60) == 0)
+
+        let zero = try Omni.run(command + ["--jobs", "0"])
+        #expect(zero.status == 2 && zero.stderrText.contains("--jobs must be from 1 to 256"), "\(zero.stderrText)")
+        #expect(try Omni.run(["attest", "verify-attestation", "--attestation", "AAAA", "--jobs", "2"]).status == 2)
+    }
+
     /// Issue 11: a batch line is client input, so it cannot bring its own trust root, time, environment or app id.
     @Test func aBatchLineCannotBringItsOwnPolicy() throws {
         let line = try #require(try Self.syntheticLines().first { $0["case"] == "valid_prod" })

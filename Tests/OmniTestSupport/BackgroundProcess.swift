@@ -5,7 +5,8 @@ import OmniCodec
 /// for an event (a line, some text, the exit) instead of sleeping. One home for what the end-to-end suites need
 /// when they run `omni relay`, `omni truapi bridge`, `omni ic identity login` and the like.
 ///
-/// stdin is /dev/null (no terminal: prompts refuse). Every wait has a deadline and fails with what was seen.
+/// stdin is /dev/null (no terminal: prompts refuse), or a pipe the test writes to (`stdinPipe: true`). Every wait has
+/// a deadline and fails with what was seen.
 public final class BackgroundProcess: @unchecked Sendable {
     public let arguments: [String]
     private let process = Process()
@@ -17,7 +18,9 @@ public final class BackgroundProcess: @unchecked Sendable {
     private var openStreams = 2
     private var exited = false
 
-    public init(executable: String, _ arguments: [String], environment: [String: String]) throws {
+    private let stdin: FileHandle?
+
+    public init(executable: String, _ arguments: [String], environment: [String: String], stdinPipe: Bool = false) throws {
         self.arguments = arguments
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -25,7 +28,14 @@ public final class BackgroundProcess: @unchecked Sendable {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        if stdinPipe {
+            let input = Pipe()
+            process.standardInput = input
+            stdin = input.fileHandleForWriting
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            stdin = nil
+        }
         let condition = condition
         process.terminationHandler = { [weak self] _ in
             condition.withLock {
@@ -65,6 +75,15 @@ public final class BackgroundProcess: @unchecked Sendable {
             }
         }.start()
     }
+
+    /// Writes to the program's stdin (only with `stdinPipe: true`).
+    public func write(_ text: String) throws {
+        guard let stdin else { throw TestSupportError("stdin is /dev/null: start with stdinPipe: true") }
+        try stdin.write(contentsOf: Data(text.utf8))
+    }
+
+    /// Ends the program's stdin.
+    public func closeStdin() throws { try stdin?.close() }
 
     public var pid: Int32 { process.processIdentifier }
     public var isRunning: Bool { process.isRunning }

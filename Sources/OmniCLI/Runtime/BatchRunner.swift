@@ -1,4 +1,5 @@
 import OmniCodec
+import OmniSystem
 
 /// The one JSON-lines batch loop (`--batch FILE`): one JSON object per input line, one result per line out, in
 /// order, streamed as they are decided, so a 100,000-line file runs in flat memory.
@@ -31,6 +32,9 @@ public enum BatchRunner {
     }
 
     public static let defaultMaxLineBytes = 4 << 20
+
+    /// Lines judged at once by `run(…, workers:judgeEach:)` unless the user says otherwise: one per processor.
+    public static var defaultWorkers: Int { Threads.processorCount }
 
     /// Runs `judge` over the lines of `input`, `chunkSize` at a time; returns the run's exit status.
     public static func run(_ invocation: Invocation, input: InputFile, label: String, chunkSize: Int = 1,
@@ -78,6 +82,162 @@ public enum BatchRunner {
         try flush()
         if let failure = reader.failure { throw failure }
         return CommandResult(exitCode: sawUnusable ? .malformedInput : sawNegative ? .failure : .ok)
+    }
+}
+
+extension BatchRunner {
+    /// `run` for commands whose lines are independent of each other: `judge` sees one line at a time, and up to
+    /// `workers` lines are judged at once on threads of their own. Results keep input order and are emitted as soon
+    /// as every earlier line's result is, so output still streams line by line (a slow producer on stdin gets each
+    /// verdict without sending more); at most `4 × workers` lines are read ahead, so memory stays flat. An error
+    /// from `judge` ends the run as in `run`: results after the failing line are not emitted. With one worker this
+    /// is `run` itself.
+    public static func run(_ invocation: Invocation, input: InputFile, label: String, workers: Int,
+                           maxLineBytes: Int = defaultMaxLineBytes,
+                           judgeEach judge: @escaping @Sendable (Line) throws -> Outcome) throws -> CommandResult {
+        guard workers > 1 else {
+            return try run(invocation, input: input, label: label, maxLineBytes: maxLineBytes) { try $0.map(judge) }
+        }
+        let reader = try invocation.lines(input, label: label, maxLineBytes: maxLineBytes)
+        let pipeline = OrderedPipeline(invocation: invocation, workers: workers, judge: judge)
+        for raw in reader {
+            if invocation.interrupts.isInterrupted || pipeline.failed { break }
+            if raw.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            do {
+                let text = try raw.text()
+                guard case .object(let object) = try JSONValue.parse(Array(text.utf8)) else {
+                    throw CLIError(.input, "line is not a JSON object")
+                }
+                pipeline.submit(.judge(Line(number: raw.number, object: object)))
+            } catch {
+                let message = (error as? CLIError)?.message ?? "line is not JSON: \(error)"
+                pipeline.submit(.unusable(line: raw.number, message: message))
+            }
+        }
+        let (sawUnusable, sawNegative) = try pipeline.finish()
+        if let failure = reader.failure { throw failure }
+        return CommandResult(exitCode: sawUnusable ? .malformedInput : sawNegative ? .failure : .ok)
+    }
+}
+
+/// The machinery of `BatchRunner.run(…, workers:judgeEach:)`: a queue of lines in input order, worker threads that
+/// judge them, and in-order emission by whichever thread completes the next result due. One condition guards it all.
+private final class OrderedPipeline: @unchecked Sendable {
+    enum Work {
+        case judge(BatchRunner.Line)
+        case unusable(line: Int, message: String)
+    }
+
+    private enum Result {
+        case outcome(number: Int, BatchRunner.Line?, BatchRunner.Outcome)
+        case failure(any Error)
+    }
+
+    private let invocation: Invocation
+    private let judge: @Sendable (BatchRunner.Line) throws -> BatchRunner.Outcome
+    private let readAhead: Int
+    private let condition = Condition()
+    // Guarded by `condition`:
+    private var queue: [(index: Int, line: BatchRunner.Line)] = []
+    private var queueHead = 0
+    private var results: [Int: Result] = [:]
+    private var submitted = 0
+    private var emitted = 0
+    private var closed = false
+    private var liveWorkers: Int
+    private var failure: (any Error)?
+    private var sawUnusable = false
+    private var sawNegative = false
+
+    init(invocation: Invocation, workers: Int, judge: @escaping @Sendable (BatchRunner.Line) throws -> BatchRunner.Outcome) {
+        self.invocation = invocation
+        self.judge = judge
+        readAhead = 4 * workers
+        liveWorkers = workers
+        for index in 0..<workers {
+            Threads.start(name: "omni-batch-\(index)") { [self] in work() }
+        }
+    }
+
+    var failed: Bool { condition.withLock { failure != nil } }
+
+    /// Queues the next line (waiting while `readAhead` lines are unfinished); an unusable one is decided at once.
+    func submit(_ work: Work) {
+        condition.withLock {
+            while submitted - emitted >= readAhead && failure == nil { condition.wait() }
+            let index = submitted
+            submitted += 1
+            switch work {
+            case .judge(let line):
+                queue.append((index, line))
+                condition.broadcast()
+            case .unusable(let number, let message):
+                results[index] = .outcome(number: number, nil, .unusable(message))
+                emitReady()
+            }
+        }
+    }
+
+    /// Waits for every queued line and the workers; the run's flags, or the first error `judge` threw.
+    func finish() throws -> (sawUnusable: Bool, sawNegative: Bool) {
+        try condition.withLock {
+            closed = true
+            condition.broadcast()
+            while liveWorkers > 0 { condition.wait() }
+            if let failure { throw failure }
+            return (sawUnusable, sawNegative)
+        }
+    }
+
+    private func work() {
+        while true {
+            let next: (index: Int, line: BatchRunner.Line)? = condition.withLock {
+                while queueHead == queue.count && !closed { condition.wait() }
+                guard queueHead < queue.count else { return nil }
+                defer {
+                    queueHead += 1
+                    // Keep the queue's storage as small as what is unclaimed.
+                    if queueHead > 64 && queueHead * 2 > queue.count {
+                        queue.removeFirst(queueHead)
+                        queueHead = 0
+                    }
+                }
+                return queue[queueHead]
+            }
+            guard let next else { break }
+            let result: Result
+            do { result = .outcome(number: next.line.number, next.line, try judge(next.line)) } catch { result = .failure(error) }
+            condition.withLock {
+                results[next.index] = result
+                emitReady()
+            }
+        }
+        condition.withLock {
+            liveWorkers -= 1
+            condition.broadcast()
+        }
+    }
+
+    /// Emits the results now due, in order (called with the condition's lock held). After a failure nothing more
+    /// is emitted, as a sequential run would have stopped there.
+    private func emitReady() {
+        while let result = results.removeValue(forKey: emitted) {
+            emitted += 1
+            guard failure == nil else { continue }
+            switch result {
+            case .failure(let error):
+                failure = error
+                queue.removeAll()
+                queueHead = 0
+            case .outcome(let number, let line, .verdict(let fields, let valid, let text)):
+                if !valid { sawNegative = true }
+                invocation.emitItem(BatchResult(fields: (line?.identification ?? []) + fields, text: "line \(number): " + text))
+            case .outcome(let number, _, .unusable(let message)):
+                sawUnusable = true
+                invocation.emitItem(BatchResult.unusable(line: number, message: message))
+            }
+        }
+        condition.broadcast()
     }
 }
 

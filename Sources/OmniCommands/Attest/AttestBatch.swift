@@ -50,20 +50,34 @@ enum AttestBatch {
         }
     }
 
-    /// Runs `appraise` over every line of `input`; a line it cannot judge (AttestError.invalidArgument) is unusable.
+    /// Runs `appraise` over every line of `input`, one after another (for appraisals that depend on earlier lines,
+    /// such as counters in a store); a line it cannot judge (AttestError.invalidArgument) is unusable.
     static func run(_ invocation: Invocation, input: InputFile, appraise: (Line) throws -> JSONValue) throws -> CommandResult {
-        try BatchRunner.run(invocation, input: input, label: "--batch") { lines in
-            try lines.map { raw -> BatchRunner.Outcome in
-                do {
-                    let json = try appraise(Line(object: raw.object))
-                    let id = raw.identification.filter { $0.0 == "id" }
-                    let text = VerdictOutput(json: json, prefix: id).text(style: invocation.stdoutStyle)
-                    let fields = (json.objectValue ?? JSONObject()).map { ($0.key, $0.value) }
-                    return .verdict(fields: fields, valid: json["valid"]?.boolValue == true, text: text)
-                } catch let error as AttestError where error.kind == .invalidArgument {
-                    return .unusable(error.message)
-                }
-            }
+        let style = invocation.stdoutStyle
+        return try BatchRunner.run(invocation, input: input, label: "--batch") { lines in
+            try lines.map { try outcome(of: $0, style: style, appraise: appraise) }
+        }
+    }
+
+    /// `run` for independent appraisals: `workers` lines at once, verdicts still in input order.
+    static func run(_ invocation: Invocation, input: InputFile, workers: Int,
+                    appraise: @escaping @Sendable (Line) throws -> JSONValue) throws -> CommandResult {
+        let style = invocation.stdoutStyle
+        return try BatchRunner.run(invocation, input: input, label: "--batch", workers: workers) { raw in
+            try outcome(of: raw, style: style, appraise: appraise)
+        }
+    }
+
+    private static func outcome(of raw: BatchRunner.Line, style: TextStyle,
+                                appraise: (Line) throws -> JSONValue) throws -> BatchRunner.Outcome {
+        do {
+            let json = try appraise(Line(object: raw.object))
+            let id = raw.identification.filter { $0.0 == "id" }
+            let text = VerdictOutput(json: json, prefix: id).text(style: style)
+            let fields = (json.objectValue ?? JSONObject()).map { ($0.key, $0.value) }
+            return .verdict(fields: fields, valid: json["valid"]?.boolValue == true, text: text)
+        } catch let error as AttestError where error.kind == .invalidArgument {
+            return .unusable(error.message)
         }
     }
 }

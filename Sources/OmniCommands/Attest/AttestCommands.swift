@@ -92,6 +92,19 @@ enum AttestOptions {
                                          environment: "OMNI_ATTEST_STORE", config: "attest.store")
     static let batch = Option<InputFile>("batch", valueName: "FILE",
                                          help: "Appraise the JSON lines of FILE ('-' for stdin): one verdict per line, in order.")
+    static let jobs = Option<Int>("jobs", valueName: "N",
+                                  help: "Appraise up to N batch lines at once; verdicts keep input order and still stream.",
+                                  absentMeans: "one per processor", environment: "OMNI_ATTEST_JOBS", config: "attest.jobs")
+
+    /// `--jobs`, checked; the batch runner's default when absent.
+    static func workers(_ invocation: Invocation) throws -> Int {
+        guard let jobs = try invocation.value(Self.jobs) else { return BatchRunner.defaultWorkers }
+        guard (1...256).contains(jobs) else {
+            throw CLIError.usage("--jobs must be from 1 to 256", commandPath: invocation.commandPath)
+        }
+        return jobs
+    }
+
     static let trustLinePolicy = Flag(
         "trust-line-policy",
         help: "Let batch lines set app_id, environment, root, at and challenge_hash (only for trusted lines such as test vectors).")

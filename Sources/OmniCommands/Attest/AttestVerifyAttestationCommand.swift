@@ -2,6 +2,7 @@ import OmniAttest
 import OmniCLI
 import OmniCodec
 import OmniCrypto
+import Synchronization
 
 enum AttestVerifyAttestationCommand {
     static let attestation = Option<Base64Bytes>("attestation", valueName: "B64",
@@ -36,10 +37,11 @@ enum AttestVerifyAttestationCommand {
             """,
         options: [attestation, AttestOptions.keyID, AttestOptions.appID, clientDataHash, challenge, AttestOptions.challengeHash,
                   AttestOptions.environment, AttestOptions.root, AttestOptions.at, AttestOptions.requireReceipt,
-                  AttestOptions.batch, AttestOptions.trustLinePolicy],
+                  AttestOptions.batch, AttestOptions.jobs, AttestOptions.trustLinePolicy],
         relations: [.exactlyOne(attestation, AttestOptions.batch), .conflicting(clientDataHash, challenge),
                     .conflicting(clientDataHash, AttestOptions.challengeHash),
-                    .requires(AttestOptions.trustLinePolicy, AttestOptions.batch)],
+                    .requires(AttestOptions.trustLinePolicy, AttestOptions.batch),
+                    .requires(AttestOptions.jobs, AttestOptions.batch)],
         examples: [
             Example("omni attest verify-attestation --attestation @att.b64 --key-id zgSY9YSD+7TaDXssY6WlOPVS1K3Lmk+pFhlcSWE+ZV0= --app-id 1234567890.com.example.myapp --challenge ZXhhbXBsZV9zZXJ2ZXJfY2hhbGxlbmdl --challenge-hash raw --at 2026-04-21T18:13:12Z",
                     "Appraises Apple's iOS 27 sample (made with the raw challenge) at a time its certificate was valid."),
@@ -55,16 +57,18 @@ enum AttestVerifyAttestationCommand {
         let defaultChallenge = try invocation.value(challenge)?.bytes
 
         if let input = try invocation.value(AttestOptions.batch) {
-            var rootsByPEM: [String: [Certificate]] = [:]
-            func parseRoots(_ pem: String) throws(AttestError) -> [Certificate] {
-                if let cached = rootsByPEM[pem] { return cached }
+            let rootsByPEM = Mutex<[String: [Certificate]]>([:])
+            @Sendable func parseRoots(_ pem: String) throws(AttestError) -> [Certificate] {
+                if let cached = rootsByPEM.withLock({ $0[pem] }) { return cached }
                 let roots = try AttestOptions.certificates(fromPEM: pem, "\"root\"")
-                rootsByPEM[pem] = roots
+                rootsByPEM.withLock { $0[pem] = roots }
                 return roots
             }
             // One cache for the whole batch: Apple's intermediate is verified against the root once, not per line.
             let chainCache = CertificateChainCache()
-            return try AttestBatch.run(invocation, input: input) { line in
+            // Attestations are independent of each other, so lines are appraised in parallel.
+            let workers = try AttestOptions.workers(invocation)
+            return try AttestBatch.run(invocation, input: input, workers: workers) { line in
                 let object = try line.require(try line.base64("attestation", "attestation_b64"), "\"attestation\"")
                 let keyID = try line.require(try line.base64("key_id", "keyId") ?? defaultKeyID, "\"key_id\"")
                 let linePolicy = try policy.admitting(line, parseRoots: parseRoots)
