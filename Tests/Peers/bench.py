@@ -174,7 +174,7 @@ def fmt_seconds(value: float) -> str:
 def print_load_rows(rows: list) -> None:
     """bench_load.py's runs (issue 17): rates, RSS after the warm-up and at the end, fds, and the bar each met."""
     print()
-    print(f"{'load (bench_load.py)':40} {'rate':>22} {'RSS warm → end (peak growth)':>30} {'fds':>9} {'errors':>7}  bar")
+    print(f"{'load (bench_load.py)':40} {'rate':>22} {'RSS warm-up peak → end (growth)':>32} {'fds':>9} {'errors':>7}  bar")
     for row in rows:
         if "sessions_per_second" in row:
             rate = f"{row['sessions_per_second']:.0f} sess/s {row['frames_per_second']:.0f} fr/s"
@@ -189,7 +189,7 @@ def print_load_rows(rows: list) -> None:
         else:
             memory, fds = "-", "-"
         verdict = "met" if row["meets_bar"] else "NOT MET"
-        print(f"{row['name'][:40]:40} {rate:>22} {memory:>30} {fds:>9} {row['errors']:>7}  {verdict}: {row['target']}")
+        print(f"{row['name'][:40]:40} {rate:>22} {memory:>32} {fds:>9} {row['errors']:>7}  {verdict}: {row['target']}")
 
 
 def main() -> None:

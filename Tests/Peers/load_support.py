@@ -65,7 +65,14 @@ def wait_for_sockets(pid: int, expected: int, timeout: float = 10.0) -> int:
 
 class Sampler:
     """Samples a process's RSS every `interval` seconds on a thread of its own, from start() to stop().
-    `mark_warm()` says the warm-up is over: `flat()` compares the samples after it with the one taken then."""
+
+    `mark_warm()` says the load's first round is over. The warm-up lasts until then, and at least the first
+    `WARMUP_FRACTION` of the run: a single sample at the first round's end sat below the plateau the load settles
+    on in every run (1–3 MiB under it), so it measured the climb to the working set, not growth. The reference is the
+    highest RSS of the warm-up — the working set the load needed — and growth is the highest RSS after it against
+    that. A leak or a growing cache makes new highs late in the run; a steady server does not."""
+
+    WARMUP_FRACTION = 0.2
 
     def __init__(self, pid: int, interval: float = 0.2):
         self.pid, self.interval = pid, interval
@@ -103,11 +110,24 @@ class Sampler:
         self.sample()
         self.cpu_used = cpu_seconds(self.pid) - self.cpu_start
 
+    def warmup_end(self) -> int:
+        """Index of the last warm-up sample: the first round's end or WARMUP_FRACTION of the run, whichever is later
+        (never the last sample, so something is measured after it)."""
+        mark = self.warm_index or 0
+        elapsed = self.samples[-1][0] - self.samples[0][0]
+        by_time = next((index for index, (at, _) in enumerate(self.samples)
+                        if at - self.samples[0][0] >= self.WARMUP_FRACTION * elapsed), 0)
+        return min(max(mark, by_time), len(self.samples) - 2) if len(self.samples) > 1 else 0
+
     def summary(self) -> dict:
-        warm = self.samples[self.warm_index][1] if self.warm_index is not None else self.samples[0][1]
-        after = [value for _, value in self.samples[self.warm_index or 0:]]
-        return {"rss_start": self.rss_start, "rss_warm": warm, "rss_end": self.samples[-1][1],
+        end = self.warmup_end()
+        warm = max(value for _, value in self.samples[:end + 1])
+        after = [value for _, value in self.samples[end + 1:]] or [self.samples[-1][1]]
+        at_mark = self.samples[self.warm_index][1] if self.warm_index is not None else self.samples[0][1]
+        return {"rss_start": self.rss_start, "rss_warm": warm, "rss_at_first_round": at_mark,
+                "warmup_seconds": round(self.samples[end][0] - self.samples[0][0], 1), "rss_end": self.samples[-1][1],
                 "rss_peak_after_warmup": max(after), "rss_growth_after_warmup": max(after) / warm - 1,
+                "rss_end_vs_warm": self.samples[-1][1] / warm - 1,
                 "server_cpu_seconds": getattr(self, "cpu_used", None), "rss_samples": len(self.samples), "rss_trace_mib": self.trace(), "fds_start": self.fds_start}
 
     def trace(self, points: int = 12) -> list:
