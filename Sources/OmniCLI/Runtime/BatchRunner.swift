@@ -41,47 +41,81 @@ public enum BatchRunner {
                            maxLineBytes: Int = defaultMaxLineBytes,
                            judge: ([Line]) throws -> [Outcome]) throws -> CommandResult {
         let reader = try invocation.lines(input, label: label, maxLineBytes: maxLineBytes)
-        var sawUnusable = false
-        var sawNegative = false
+        var tally = Tally(invocation: invocation)
         var pending: [Line] = []
 
         func flush() throws {
             guard !pending.isEmpty else { return }
             let outcomes = try judge(pending)
             precondition(outcomes.count == pending.count, "a batch judge returns one outcome per line")
-            for (line, outcome) in zip(pending, outcomes) {
-                switch outcome {
-                case .verdict(let fields, let valid, let text):
-                    if !valid { sawNegative = true }
-                    invocation.emitItem(BatchResult(fields: line.identification + fields, text: "line \(line.number): " + text))
-                case .unusable(let message):
-                    sawUnusable = true
-                    invocation.emitItem(BatchResult.unusable(line: line.number, message: message))
-                }
-            }
+            for (line, outcome) in zip(pending, outcomes) { tally.emit(outcome, of: line) }
             pending.removeAll(keepingCapacity: true)
         }
 
         for raw in reader {
             if invocation.interrupts.isInterrupted { break }
-            if raw.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            do {
-                let text = try raw.text()
-                guard case .object(let object) = try JSONValue.parse(Array(text.utf8)) else {
-                    throw CLIError(.input, "line is not a JSON object")
-                }
-                pending.append(Line(number: raw.number, object: object))
+            switch read(raw) {
+            case nil: continue
+            case .success(let line)?:
+                pending.append(line)
                 if pending.count >= chunkSize { try flush() }
-            } catch {
+            case .failure(let unusable)?:
                 try flush()
-                sawUnusable = true
-                let message = (error as? CLIError)?.message ?? "line is not JSON: \(error)"
-                invocation.emitItem(BatchResult.unusable(line: raw.number, message: message))
+                tally.emit(.unusable(unusable.message), number: raw.number, identification: [])
             }
         }
         try flush()
         if let failure = reader.failure { throw failure }
-        return CommandResult(exitCode: sawUnusable ? .malformedInput : sawNegative ? .failure : .ok)
+        return tally.result
+    }
+
+    /// The line as a batch line; nil for a blank one (skipped, still counted), a failure for one that is not a JSON
+    /// object (reported in place).
+    static func read(_ raw: LineReader.Line) -> Result<Line, UnusableLine>? {
+        if raw.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }
+        do {
+            let text = try raw.text()
+            guard case .object(let object) = try JSONValue.parse(Array(text.utf8)) else {
+                throw CLIError(.input, "line is not a JSON object")
+            }
+            return .success(Line(number: raw.number, object: object))
+        } catch {
+            return .failure(UnusableLine(message: (error as? CLIError)?.message ?? "line is not JSON: \(error)"))
+        }
+    }
+
+    struct UnusableLine: Error {
+        let message: String
+    }
+
+    /// The one place results are emitted, and what the run's exit status will be: 3 when any line was unusable,
+    /// else 1 when any verdict was negative, else 0.
+    struct Tally {
+        let invocation: Invocation
+        private var sawUnusable = false
+        private var sawNegative = false
+
+        init(invocation: Invocation) { self.invocation = invocation }
+
+        mutating func emit(_ outcome: Outcome, of line: Line) {
+            emit(outcome, number: line.number, identification: line.identification)
+        }
+
+        /// `identification` is the line's (empty when it could not be read); only verdicts carry it.
+        mutating func emit(_ outcome: Outcome, number: Int, identification: [(String, JSONValue)]) {
+            switch outcome {
+            case .verdict(let fields, let valid, let text):
+                if !valid { sawNegative = true }
+                invocation.emitItem(BatchResult(fields: identification + fields, text: "line \(number): " + text))
+            case .unusable(let message):
+                sawUnusable = true
+                invocation.emitItem(BatchResult.unusable(line: number, message: message))
+            }
+        }
+
+        var result: CommandResult {
+            CommandResult(exitCode: sawUnusable ? .malformedInput : sawNegative ? .failure : .ok)
+        }
     }
 }
 
@@ -99,58 +133,45 @@ extension BatchRunner {
             return try run(invocation, input: input, label: label, maxLineBytes: maxLineBytes) { try $0.map(judge) }
         }
         let reader = try invocation.lines(input, label: label, maxLineBytes: maxLineBytes)
-        let pipeline = OrderedPipeline(invocation: invocation, workers: workers, judge: judge)
+        let pipeline = OrderedPipeline(tally: Tally(invocation: invocation), workers: workers, judge: judge)
         for raw in reader {
             if invocation.interrupts.isInterrupted || pipeline.failed { break }
-            if raw.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            do {
-                let text = try raw.text()
-                guard case .object(let object) = try JSONValue.parse(Array(text.utf8)) else {
-                    throw CLIError(.input, "line is not a JSON object")
-                }
-                pipeline.submit(.judge(Line(number: raw.number, object: object)))
-            } catch {
-                let message = (error as? CLIError)?.message ?? "line is not JSON: \(error)"
-                pipeline.submit(.unusable(line: raw.number, message: message))
+            switch read(raw) {
+            case nil: continue
+            case .success(let line)?: pipeline.submit(.success(line))
+            case .failure(let unusable)?: pipeline.submit(.failure(unusable), number: raw.number)
             }
         }
-        let (sawUnusable, sawNegative) = try pipeline.finish()
+        let result = try pipeline.finish()
         if let failure = reader.failure { throw failure }
-        return CommandResult(exitCode: sawUnusable ? .malformedInput : sawNegative ? .failure : .ok)
+        return result
     }
 }
 
 /// The machinery of `BatchRunner.run(…, workers:judgeEach:)`: a queue of lines in input order, worker threads that
 /// judge them, and in-order emission by whichever thread completes the next result due. One condition guards it all.
 private final class OrderedPipeline: @unchecked Sendable {
-    enum Work {
-        case judge(BatchRunner.Line)
-        case unusable(line: Int, message: String)
-    }
-
-    private enum Result {
-        case outcome(number: Int, BatchRunner.Line?, BatchRunner.Outcome)
+    private enum Done {
+        case outcome(BatchRunner.Outcome, number: Int, identification: [(String, JSONValue)])
         case failure(any Error)
     }
 
-    private let invocation: Invocation
     private let judge: @Sendable (BatchRunner.Line) throws -> BatchRunner.Outcome
     private let readAhead: Int
     private let condition = Condition()
     // Guarded by `condition`:
+    private var tally: BatchRunner.Tally
     private var queue: [(index: Int, line: BatchRunner.Line)] = []
     private var queueHead = 0
-    private var results: [Int: Result] = [:]
+    private var done: [Int: Done] = [:]
     private var submitted = 0
     private var emitted = 0
     private var closed = false
     private var liveWorkers: Int
     private var failure: (any Error)?
-    private var sawUnusable = false
-    private var sawNegative = false
 
-    init(invocation: Invocation, workers: Int, judge: @escaping @Sendable (BatchRunner.Line) throws -> BatchRunner.Outcome) {
-        self.invocation = invocation
+    init(tally: BatchRunner.Tally, workers: Int, judge: @escaping @Sendable (BatchRunner.Line) throws -> BatchRunner.Outcome) {
+        self.tally = tally
         self.judge = judge
         readAhead = 4 * workers
         liveWorkers = workers
@@ -161,54 +182,41 @@ private final class OrderedPipeline: @unchecked Sendable {
 
     var failed: Bool { condition.withLock { failure != nil } }
 
-    /// Queues the next line (waiting while `readAhead` lines are unfinished); an unusable one is decided at once.
-    func submit(_ work: Work) {
+    /// Queues the next line, waiting while `readAhead` lines are unfinished; a line that could not be read is
+    /// decided at once (`number` is its line number).
+    func submit(_ line: Result<BatchRunner.Line, BatchRunner.UnusableLine>, number: Int = 0) {
         condition.withLock {
             while submitted - emitted >= readAhead && failure == nil { condition.wait() }
             let index = submitted
             submitted += 1
-            switch work {
-            case .judge(let line):
+            switch line {
+            case .success(let line):
                 queue.append((index, line))
                 condition.broadcast()
-            case .unusable(let number, let message):
-                results[index] = .outcome(number: number, nil, .unusable(message))
+            case .failure(let unusable):
+                done[index] = .outcome(.unusable(unusable.message), number: number, identification: [])
                 emitReady()
             }
         }
     }
 
-    /// Waits for every queued line and the workers; the run's flags, or the first error `judge` threw.
-    func finish() throws -> (sawUnusable: Bool, sawNegative: Bool) {
+    /// Waits for every queued line and the workers; the run's result, or the first error `judge` threw.
+    func finish() throws -> CommandResult {
         try condition.withLock {
             closed = true
             condition.broadcast()
             while liveWorkers > 0 { condition.wait() }
             if let failure { throw failure }
-            return (sawUnusable, sawNegative)
+            return tally.result
         }
     }
 
     private func work() {
-        while true {
-            let next: (index: Int, line: BatchRunner.Line)? = condition.withLock {
-                while queueHead == queue.count && !closed { condition.wait() }
-                guard queueHead < queue.count else { return nil }
-                defer {
-                    queueHead += 1
-                    // Keep the queue's storage as small as what is unclaimed.
-                    if queueHead > 64 && queueHead * 2 > queue.count {
-                        queue.removeFirst(queueHead)
-                        queueHead = 0
-                    }
-                }
-                return queue[queueHead]
-            }
-            guard let next else { break }
-            let result: Result
-            do { result = .outcome(number: next.line.number, next.line, try judge(next.line)) } catch { result = .failure(error) }
+        while let (index, line) = nextLine() {
+            let result: Done
+            do { result = .outcome(try judge(line), number: line.number, identification: line.identification) } catch { result = .failure(error) }
             condition.withLock {
-                results[next.index] = result
+                done[index] = result
                 emitReady()
             }
         }
@@ -218,10 +226,26 @@ private final class OrderedPipeline: @unchecked Sendable {
         }
     }
 
+    /// The oldest unclaimed line, waiting for one; nil once the input is closed and the queue empty.
+    private func nextLine() -> (index: Int, line: BatchRunner.Line)? {
+        condition.withLock {
+            while queueHead == queue.count && !closed { condition.wait() }
+            guard queueHead < queue.count else { return nil }
+            let next = queue[queueHead]
+            queueHead += 1
+            // Keep the queue's storage as small as what is unclaimed.
+            if queueHead > 64 && queueHead * 2 > queue.count {
+                queue.removeFirst(queueHead)
+                queueHead = 0
+            }
+            return next
+        }
+    }
+
     /// Emits the results now due, in order (called with the condition's lock held). After a failure nothing more
-    /// is emitted, as a sequential run would have stopped there.
+    /// is judged or emitted, as a sequential run would have stopped there.
     private func emitReady() {
-        while let result = results.removeValue(forKey: emitted) {
+        while let result = done.removeValue(forKey: emitted) {
             emitted += 1
             guard failure == nil else { continue }
             switch result {
@@ -229,12 +253,8 @@ private final class OrderedPipeline: @unchecked Sendable {
                 failure = error
                 queue.removeAll()
                 queueHead = 0
-            case .outcome(let number, let line, .verdict(let fields, let valid, let text)):
-                if !valid { sawNegative = true }
-                invocation.emitItem(BatchResult(fields: (line?.identification ?? []) + fields, text: "line \(number): " + text))
-            case .outcome(let number, _, .unusable(let message)):
-                sawUnusable = true
-                invocation.emitItem(BatchResult.unusable(line: number, message: message))
+            case .outcome(let outcome, let number, let identification):
+                tally.emit(outcome, number: number, identification: identification)
             }
         }
         condition.broadcast()
