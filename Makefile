@@ -124,12 +124,14 @@ bench: deps build-info test-deps
 
 # Coverage-guided fuzzing of every parser (Tests/Fuzz/README.md): builds omni-fuzz twice — the normal build (seeder,
 # replayer) and a libFuzzer build with AddressSanitizer in its own scratch path — then runs each target (or
-# FUZZ_TARGETS="a b") for FUZZ_SECONDS, one after another at low priority, corpora under .fuzz/<target>/. Seeds come
+# FUZZ_TARGETS="a b") for FUZZ_SECONDS, FUZZ_JOBS at a time at low priority, corpora under .fuzz/<target>/. Seeds come
 # from the shared vectors at run time. Exits non-zero on any crash, sanitizer report or timeout over 1 s.
 FUZZ_SECONDS ?= 60
 # With FUZZ_RUNS=N a target stops after N executions even if time is left (FUZZ_SECONDS is then the cap).
 FUZZ_RUNS ?= 0
 FUZZ_TARGETS ?=
+# Targets fuzzed at once (one libFuzzer process each); a campaign on an idle machine gives it the core count.
+FUZZ_JOBS ?= 1
 FUZZ_CONFIG ?= release
 OMNI_VECTORS ?= ../shared/vectors
 FUZZ_BUILD_FLAGS := -c $(FUZZ_CONFIG) --scratch-path .build/fuzz -Xswiftc -DOMNI_FUZZ -Xswiftc -sanitize=fuzzer,address \
@@ -143,7 +145,7 @@ fuzz-build: deps build-info
 
 fuzz: fuzz-build
 	$(PYTHON) Tests/Fuzz/fuzz.py --fuzzer .build/fuzz/$(FUZZ_CONFIG)/omni-fuzz --replayer .build/debug/omni-fuzz \
-	  --seconds $(FUZZ_SECONDS) --runs $(FUZZ_RUNS) --targets "$(FUZZ_TARGETS)" --vectors "$(OMNI_VECTORS)" \
+	  --seconds $(FUZZ_SECONDS) --runs $(FUZZ_RUNS) --jobs $(FUZZ_JOBS) --targets "$(FUZZ_TARGETS)" --vectors "$(OMNI_VECTORS)" \
 	  --realworld "$(OMNI_VECTORS)/../realworld"
 
 clean:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs omni's libFuzzer targets one after another (`make fuzz`).
+"""Runs omni's libFuzzer targets (`make fuzz`), one after another or --jobs at a time.
 
 For each target: writes fresh seeds (built in code by `omni-fuzz seed`, plus inputs read from the shared vectors
 at this moment; nothing is copied into the repository), runs the fuzz binary for --seconds on the corpus under
@@ -8,10 +8,12 @@ dictionary when it has one, and reads libFuzzer's final statistics. Prints execu
 target and exits 1 when any target found anything (its inputs are under .fuzz/<target>/artifacts/).
 """
 import argparse
+import concurrent.futures
 import os
 import re
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -131,6 +133,8 @@ def main():
     parser.add_argument("--realworld", default="")
     parser.add_argument("--corpus-root", default=".fuzz")
     parser.add_argument("--nice", type=int, default=10, help="niceness of the fuzzer (0: none)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="targets fuzzed at once, each in its own libFuzzer process (one per core for a campaign)")
     parser.add_argument("--max-len", type=int, default=64 << 10,
                         help="longest input libFuzzer makes (longer seeds are cut; the largest real inputs are ~120 KiB .did files)")
     options = parser.parse_args()
@@ -145,15 +149,20 @@ def main():
         if directory and not os.path.isdir(directory):
             print(f"note: {directory} is absent; only the built-in seeds are used", file=sys.stderr)
 
-    results = []
-    for name in chosen:
+    printing = threading.Lock()
+
+    def fuzz(name):
         result = run_target(name, options)
-        results.append(result)
         flag = "" if not result["new"] and result["status"] == 0 else "  <-- " + (", ".join(result["new"]) or f"exit {result['status']}, see {result['log']}")
-        print(f"{name:22} {result['executions']:>11,} execs  {result['executions'] / max(result['seconds'], 1e-9):>8,.0f}/s  "
-              f"corpus {result['corpus']:>5}  crashes {result['crashes']}  timeouts {result['timeouts']}  "
-              f"slowest {result['slowest']} s  rss {result['peak_rss_mb']} MB"
-              + (f"  ({result['flaky']} timeout(s) under load, not reproducible alone)" if result["flaky"] else "") + flag, flush=True)
+        with printing:  # a line per target as it finishes
+            print(f"{name:22} {result['executions']:>11,} execs  {result['executions'] / max(result['seconds'], 1e-9):>8,.0f}/s  "
+                  f"corpus {result['corpus']:>5}  crashes {result['crashes']}  timeouts {result['timeouts']}  "
+                  f"slowest {result['slowest']} s  rss {result['peak_rss_mb']} MB"
+                  + (f"  ({result['flaky']} timeout(s) under load, not reproducible alone)" if result["flaky"] else "") + flag, flush=True)
+        return result
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+        results = list(pool.map(fuzz, chosen))
 
     with open(os.path.join(options.corpus_root, "summary.tsv"), "a") as summary:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
