@@ -235,6 +235,39 @@ import Testing
         #expect(error.kind == .limitExceeded)
     }
 
+    /// A record that takes no bytes is charged for its whole tree wherever it stands, as vectors of them are: here
+    /// behind `opt` tags (found by the candid-binary fuzz target: five one-byte tags stood for 327,677 values) and
+    /// in a record field. Small trees still decode.
+    @Test func zeroSizedRecordTreesAreChargedWhereverTheyStand() throws {
+        /// Types 0…depth: record { null; null }, then records of two copies of the one before; then `opt`, `vec`
+        /// and `record { nat8; tree }` of the deepest; `argument` picks one of those three.
+        func message(depth: Int, argument: Int, values: [UInt8]) -> [UInt8] {
+            var bytes: [UInt8] = Array("DIDL".utf8) + LEB128.encoded(UInt64(depth + 4)) + [0x6C, 0x02, 0x00, 0x7F, 0x01, 0x7F]
+            for level in 1...depth { bytes += [0x6C, 0x02, 0x00] + LEB128.encoded(UInt64(level - 1)) + [0x01] + LEB128.encoded(UInt64(level - 1)) }
+            bytes += [0x6E] + LEB128.encoded(UInt64(depth))
+            bytes += [0x6D] + LEB128.encoded(UInt64(depth + 1))
+            bytes += [0x6C, 0x02, 0x00, 0x7B, 0x01] + LEB128.encoded(UInt64(depth))
+            return bytes + [0x01] + LEB128.encoded(UInt64(depth + argument)) + values
+        }
+        func nodes(_ value: CandidValue) -> Int {
+            switch value {
+            case .vec(let items): return 1 + items.map(nodes).reduce(0, +)
+            case .opt(let inner?): return 1 + nodes(inner)
+            case .record(let fields): return 1 + fields.map { nodes($0.value) }.reduce(0, +)
+            default: return 1
+            }
+        }
+        let small = try Candid.decode(message(depth: 3, argument: 2, values: [0x02, 0x01, 0x01]))
+        #expect(nodes(small[0]) == 1 + 2 * (1 + 31), "two options, each holding a tree of 15 records and 16 nulls")
+        for (argument, values, position) in [(2, [0x05, 0x01, 0x01, 0x01, 0x01, 0x01] as [UInt8], "vec[0]"),
+                                             (3, [0x07], "record field 1")] {
+            let bomb = message(depth: 17, argument: argument, values: values)
+            let error = try #require(throws: CandidError.self) { try Candid.decode(bomb) }
+            #expect(error.kind == .limitExceeded && error.message.contains("work budget"), "\(error)")
+            #expect(error.pathDescription.contains(position), "\(error.pathDescription)")
+        }
+    }
+
     @Test func futureValueLengthCountsAfterItsReferenceCount() throws {
         // future type (opcode -25) then text; the future value claims exactly the bytes left after its length.
         let message: [UInt8] = Array("DIDL".utf8) + [0x01, 0x67, 0x00, 0x02, 0x00, 0x71, 0x02, 0x00, 0x00]

@@ -13,6 +13,9 @@ struct MessageDecoder {
     var position = 0
     var budget: Int
     var depth = 0
+    /// Set while building values inside something whose zero-sized values were already charged in full (a
+    /// zero-sized record, or a vector of them), so nested records are not charged twice.
+    private var zeroSizedCharged = false
     var wire = TypeGraph(nodes: [])
     var wireArguments: [Int] = []
     var expected: TypeGraph
@@ -323,10 +326,13 @@ struct MessageDecoder {
             return .blob(blob)
         }
         try charge(1 + length)
-        if let cost = wire.zeroSizedCost(of: wireInner) {
+        let wasCharged = zeroSizedCharged
+        defer { zeroSizedCharged = wasCharged }
+        if let cost = wire.zeroSizedCost(of: wireInner), !zeroSizedCharged {
             // Elements that take no bytes are charged in full before any is built (see `TypeGraph.zeroSizedUnit`).
             let (total, overflow) = length.multipliedReportingOverflow(by: cost)
             try charge(overflow ? Int.max : total)
+            zeroSizedCharged = true
         }
         var elements: [CandidValue] = []
         elements.reserveCapacity(length)
@@ -363,6 +369,15 @@ struct MessageDecoder {
         try enter()
         defer { depth -= 1 }
         try charge(1)
+        if let cost = wire.zeroSizedCost(of: w), !zeroSizedCharged {
+            // A record that takes no bytes is pure amplification wherever it stands (a field, an option's or a
+            // variant's payload), not only in vectors: its whole tree is charged as the vector rule charges it,
+            // before any of it is built. Otherwise one byte of `opt` tag could stand for a tree of any size.
+            try charge(cost)
+            zeroSizedCharged = true
+            defer { zeroSizedCharged = false }
+            return try decodeRecordFields(wireFields, expectedFields)
+        }
         return try decodeRecordFields(wireFields, expectedFields)
     }
 
