@@ -3,7 +3,7 @@ import Testing
 import OmniCodec
 import OmniTestSupport
 
-/// The two big batch paths run in flat memory: ten times the lines (and about ten times the input bytes) may not
+/// Big inputs in bounded memory. The two big batch paths run in flat memory: ten times the lines (and about ten times the input bytes) may not
 /// grow peak RSS by more than a small fraction of the extra input. If the input were read whole, or results were
 /// held back until the end, the 20,000-line run would need tens of megabytes more than the 2,000-line one.
 /// Peak RSS comes from GNU time (`/usr/bin/time -f %M`); the test skips loudly without it. No timing is asserted.
@@ -38,7 +38,7 @@ import OmniTestSupport
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("omni-batch-memory-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let input = directory.appendingPathComponent("input.jsonl"), measurement = directory.appendingPathComponent("rss")
+        let input = directory.appendingPathComponent("input.jsonl")
         FileManager.default.createFile(atPath: input.path, contents: nil)
         let handle = try FileHandle(forWritingTo: input)
         var buffer = ""
@@ -48,15 +48,21 @@ import OmniTestSupport
         }
         handle.write(Data(buffer.utf8))
         try handle.close()
-        let result = try Subprocess.run("/usr/bin/time", ["-o", measurement.path, "-f", "%M", Omni.executable]
-                                            + arguments + ["--batch", input.path, "--output", "jsonl"],
+        let (peak, result) = try measured(arguments + ["--batch", input.path, "--output", "jsonl"], in: directory)
+        let lines = result.stdoutText.split(separator: "\n").map(String.init)
+        return Run(peakKiB: peak, lines: lines, status: result.status)
+    }
+
+    /// Runs omni under GNU time: its peak RSS in KiB and what it printed (`directory` holds the measurement).
+    static func measured(_ arguments: [String], in directory: URL) throws -> (peakKiB: Int, result: ProcessResult) {
+        let measurement = directory.appendingPathComponent("rss-\(UUID().uuidString)")
+        let result = try Subprocess.run("/usr/bin/time", ["-o", measurement.path, "-f", "%M", Omni.executable] + arguments,
                                         environment: Omni.environment())
         let text = try String(contentsOf: measurement, encoding: .utf8)
         guard let peak = text.split(separator: "\n").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
             throw TestSupportError("GNU time wrote no peak RSS: \(text)")
         }
-        let lines = result.stdoutText.split(separator: "\n").map(String.init)
-        return Run(peakKiB: peak, lines: lines, status: result.status)
+        return (peak, result)
     }
 
     static func checkFlat(_ arguments: [String], expectedStatus: Int32, line: @escaping @Sendable (Int) -> String) async throws {
@@ -80,6 +86,30 @@ import OmniTestSupport
         let filler = String(repeating: "q83v", count: 1_340)
         try await Self.checkFlat(["attest", "verify-attestation", "--app-id", "ABCDE12345.org.example.batch"],
                                  expectedStatus: 1) { Self.attestationLine($0, filler: filler) }
+    }
+
+    /// Text output of a large value builds its layout as it prints (`PrettyDocument.lazy`): a 50,000-record reply
+    /// (1.3 MB) prints as text in about the memory its JSON form takes. Building the whole layout first took
+    /// 60 MiB more than JSON for this message.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "needs GNU time at /usr/bin/time"))
+    func largeValuesPrintAsTextInAboutTheMemoryOfJSON() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("omni-print-memory-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let value = "(vec {" + (0..<50_000).map { "record { \($0) : nat; \"item-\($0)\" }" }.joined(separator: ";") + "})"
+        let source = directory.appendingPathComponent("value.txt"), message = directory.appendingPathComponent("message.hex")
+        try Data(value.utf8).write(to: source)
+        let (text, json) = try await offPool {
+            let encoded = try Omni.run(["candid", "encode", "@" + source.path])
+            try #require(encoded.status == 0, "\(encoded.stderrText)")
+            try encoded.stdout.write(to: message)
+            return (try Self.measured(["candid", "decode", "@" + message.path], in: directory),
+                    try Self.measured(["candid", "decode", "@" + message.path, "--output", "json"], in: directory))
+        }
+        #expect(text.result.status == 0 && json.result.status == 0)
+        #expect(text.result.stdoutText.hasSuffix("    record { 49999 : nat; \"item-49999\" };\n  },\n)\n"),
+                "the whole value, laid out: \(text.result.stdoutText.suffix(200))")
+        #expect(text.peakKiB <= json.peakKiB + 20 * 1024, "text \(text.peakKiB) KiB, JSON \(json.peakKiB) KiB")
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "needs GNU time at /usr/bin/time"))

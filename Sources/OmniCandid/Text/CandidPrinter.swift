@@ -61,23 +61,31 @@ enum CandidPrinter {
     static func value(_ value: CandidValue) -> PrettyDocument {
         switch value {
         case .opt(let payload?):
-            let inner = self.value(payload)
+            let inner = child(payload)
             return keyword("opt") + (payload.hasTypeAnnotation ? .enclose("(", inner, ")", spaced: false) : inner)
         case .vec(let elements):
-            return keyword("vec") + .enclose("{", .separated(elements.map(self.value), by: ";"), "}", spaced: true)
+            return keyword("vec") + .enclose("{", .separated(elements.map(child), by: ";"), "}", spaced: true)
         case .record(let fields):
             if isTuple(fields) {
-                return keyword("record") + .enclose("{", .separated(fields.map { self.value($0.value) }, by: ";"), "}", spaced: true)
+                return keyword("record") + .enclose("{", .separated(fields.map { child($0.value) }, by: ";"), "}", spaced: true)
             }
-            let items = fields.map { PrettyDocument.text($0.label.description + " = ") + self.value($0.value) }
+            let items = fields.map { PrettyDocument.text($0.label.description + " = ") + child($0.value) }
             return keyword("record") + .enclose("{", .separated(items, by: ";"), "}", spaced: true)
         case .variant(let field):
             if case .null = field.value {
                 return keyword("variant") + .enclose("{", .text(field.label.description), "}", spaced: true)
             }
-            return keyword("variant") + .enclose("{", .text(field.label.description + " = ") + self.value(field.value), "}", spaced: true)
+            return keyword("variant") + .enclose("{", .text(field.label.description + " = ") + child(field.value), "}", spaced: true)
         default:
             return .text(scalarText(value))
+        }
+    }
+
+    /// A nested value's document, built only when the renderer gets to it (see `PrettyDocument.lazy`).
+    private static func child(_ value: CandidValue) -> PrettyDocument {
+        switch value {
+        case .opt(.some), .vec, .record, .variant: .lazy { self.value(value) }
+        default: .text(scalarText(value))
         }
     }
 

@@ -11,6 +11,11 @@ indirect enum PrettyDocument {
     case group(PrettyDocument)
     /// `broken` when the enclosing group breaks, `flat` when it fits.
     case flatAlternative(broken: PrettyDocument, flat: PrettyDocument)
+    /// A document built when the renderer reaches it, and dropped once rendered: a value's document is built
+    /// child by child, so printing a large value holds the pending part of its document, never all of it (a
+    /// 143-byte message decodes to 327 677 values whose whole document took 200 MiB). Never empty: it stands for a
+    /// value, which always prints something.
+    case lazy(() -> PrettyDocument)
 
     static let empty = PrettyDocument.concat([])
 
@@ -22,7 +27,7 @@ indirect enum PrettyDocument {
         case .concat(let parts): return parts.allSatisfy(\.isEmpty)
         case .nest(_, let inner), .group(let inner): return inner.isEmpty
         case .flatAlternative(let broken, let flat): return broken.isEmpty && flat.isEmpty
-        case .line, .softLine: return false
+        case .line, .softLine, .lazy: return false
         }
     }
 
@@ -75,6 +80,8 @@ indirect enum PrettyDocument {
                 }
             case .flatAlternative(let broken, let flatDocument):
                 stack.append((indent, flat, flat ? flatDocument : broken))
+            case .lazy(let build):
+                stack.append((indent, flat, build()))
             }
         }
         return output
@@ -105,6 +112,7 @@ indirect enum PrettyDocument {
             case .nest(let amount, let inner): work.append((item.indent + amount, item.flat, inner))
             case .group(let inner): work.append((item.indent, item.flat, inner))
             case .flatAlternative(let broken, let flat): work.append((item.indent, item.flat, item.flat ? flat : broken))
+            case .lazy(let build): work.append((item.indent, item.flat, build()))
             }
         }
     }
