@@ -22,6 +22,11 @@ struct HTTPLogRedactionTests {
         ("[HTTP/2] [1] [cookie: a=b] [accept: */*]", "[HTTP/2] [1] [cookie: [REDACTED]] [accept: */*]"),
         ("Connected to 127.0.0.1 (127.0.0.1) port 80 (#0)", "Connected to 127.0.0.1 (127.0.0.1) port 80 (#0)"),
         ("HTTP/1.1 200 OK", "HTTP/1.1 200 OK"),
+        // A combining mark after a delimiter joins it into one Character; the delimiter must still count.
+        ("Authorization:\u{301}Bearer abc", "Authorization: [REDACTED]"),
+        ("GET /api?token=\u{301}xyz&page=2 HTTP/1.1", "GET /api?token=[REDACTED]&page=2 HTTP/1.1"),
+        ("GET http://\u{301}user:pw@proxy.test/x HTTP/1.1", "GET http://[REDACTED]@proxy.test/x HTTP/1.1"),
+        ("h2h3 [\u{301}x: 1] [authorization: Bearer abc]", "h2h3 [\u{301}x: 1] [authorization: [REDACTED]]"),
     ])
     func redactsCredentialsOnly(line: String, expected: String) {
         #expect(HTTPLogRedaction.redact(line: line) == expected)

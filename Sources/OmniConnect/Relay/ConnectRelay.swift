@@ -421,8 +421,7 @@ public final class ConnectRelay: @unchecked Sendable {
 
     static func subprotocolToken(_ request: HTTPServerRequest) -> String? {
         for header in request.headers.values("Sec-WebSocket-Protocol") {
-            for item in header.split(separator: ",") {
-                let offered = item.trimmingSpacesSubstring
+            for offered in HTTP1Head.listElements(header) {
                 guard offered.hasPrefix(ConnectURI.subprotocolPrefix) else { continue }
                 let encoded = String(offered.dropFirst(ConnectURI.subprotocolPrefix.count))
                 guard let bytes = try? ConnectText.parseBase64URL(encoded, what: "token subprotocol"),
@@ -432,8 +431,4 @@ public final class ConnectRelay: @unchecked Sendable {
         }
         return nil
     }
-}
-
-extension Substring {
-    var trimmingSpacesSubstring: String { String(self).trimmingSpaces }
 }

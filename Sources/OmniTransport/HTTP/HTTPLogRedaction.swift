@@ -34,56 +34,63 @@ enum HTTPLogRedaction {
 
     /// `Name: value` → `Name: [REDACTED]` when the name is sensitive; nil when `line` is not a header field.
     private static func redactHeader(_ line: Substring) -> String? {
-        guard let colon = line.firstIndex(of: ":"), colon > line.startIndex,
-              !line[..<colon].contains(where: { $0 == " " || $0 == "\t" })
+        // Bytes, not Characters: `Authorization:` followed by a combining mark is one grapheme, and a Character
+        // search for ":" would miss it and log the credential.
+        let bytes = line.utf8
+        guard let colon = bytes.firstIndex(of: 0x3A), colon > bytes.startIndex,
+              !bytes[..<colon].contains(where: { $0 == 0x20 || $0 == 0x09 })
         else { return nil }
-        let name = line[..<colon]
+        let name = Substring(bytes[..<colon])
         if isSensitiveHeader(name) { return "\(name): \(placeholder)" }
         // A Location or Link value can itself carry a credential in its URL.
-        return String(name) + ":" + redactURLs(in: String(line[line.index(after: colon)...]))
+        return String(name) + ":" + redactURLs(in: String(Substring(bytes[bytes.index(after: colon)...])))
     }
 
     /// libcurl's notes can quote header fields in brackets (HTTP/2: `h2h3 [authorization: Bearer …]`).
     private static func redactBracketedHeaders(in line: String) -> String {
-        var result = ""
-        var rest = line[...]
-        while let open = rest.firstIndex(of: "["), let close = rest[open...].firstIndex(of: "]") {
-            result += rest[...open]
-            let inner = rest[rest.index(after: open)..<close]
-            result += redactHeader(inner) ?? String(inner)
-            rest = rest[close...]
+        let bytes = Array(line.utf8)
+        var result: [UInt8] = []
+        var rest = bytes.startIndex
+        while let open = bytes[rest...].firstIndex(of: 0x5B), let close = bytes[open...].firstIndex(of: 0x5D) {
+            result += bytes[rest...open]
+            let inner = String(decoding: bytes[(open + 1)..<close], as: UTF8.self)
+            result += (redactHeader(inner[...]) ?? inner).utf8
+            rest = close
         }
-        return result + rest
+        return String(decoding: result + bytes[rest...], as: UTF8.self)
     }
 
-    /// Redacts user-info and credential-like query parameters in every URL-looking word of `text`.
+    /// Redacts user-info and credential-like query parameters in every URL-looking word of `text`. Works on
+    /// bytes: every delimiter is ASCII, and a combining mark after one must not hide it.
     static func redactURLs(in text: String) -> String {
-        guard text.contains("?") || text.contains("@") else { return text }
-        return text.split(separator: " ", omittingEmptySubsequences: false)
-            .map { redactURLWord(String($0)) }
-            .joined(separator: " ")
+        guard text.utf8.contains(0x3F) || text.utf8.contains(0x40) else { return text }
+        let words = Array(text.utf8).split(separator: 0x20, omittingEmptySubsequences: false).map { redactURLWord(Array($0)) }
+        return String(decoding: Array(words.joined(separator: [0x20])), as: UTF8.self)
     }
 
-    private static func redactURLWord(_ word: String) -> String {
+    private static let authorityEnds = Set("/?#'\"]>".utf8)
+    private static let queryEnds = Set("#'\"]>".utf8)
+
+    private static func redactURLWord(_ word: [UInt8]) -> [UInt8] {
         var result = word
-        if let schemeEnd = result.firstRange(of: "://") {
-            let authorityStart = schemeEnd.upperBound
-            let authorityEnd = result[authorityStart...].firstIndex { "/?#'\"]>".contains($0) } ?? result.endIndex
-            if let at = result[authorityStart..<authorityEnd].lastIndex(of: "@") {
-                result.replaceSubrange(authorityStart..<at, with: placeholder)
+        let separator = Array("://".utf8)
+        if let schemeEnd = result.indices.first(where: { result[$0...].starts(with: separator) }).map({ $0 + separator.count }) {
+            let authorityEnd = result[schemeEnd...].firstIndex { authorityEnds.contains($0) } ?? result.endIndex
+            if let at = result[schemeEnd..<authorityEnd].lastIndex(of: 0x40) {
+                result.replaceSubrange(schemeEnd..<at, with: placeholder.utf8)
             }
         }
-        guard let questionMark = result.firstIndex(of: "?") else { return result }
-        let queryStart = result.index(after: questionMark)
-        let queryEnd = result[queryStart...].firstIndex { "#'\"]>".contains($0) } ?? result.endIndex
-        let query = result[queryStart..<queryEnd].split(separator: "&", omittingEmptySubsequences: false)
-            .map { pair -> String in
-                guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-                let name = pair[..<equals]
-                return isSensitiveQueryParameter(name) ? "\(name)=\(placeholder)" : String(pair)
+        guard let questionMark = result.firstIndex(of: 0x3F) else { return result }
+        let queryStart = questionMark + 1
+        let queryEnd = result[queryStart...].firstIndex { queryEnds.contains($0) } ?? result.endIndex
+        let query = result[queryStart..<queryEnd].split(separator: 0x26, omittingEmptySubsequences: false)
+            .map { pair -> [UInt8] in
+                guard let equals = pair.firstIndex(of: 0x3D) else { return Array(pair) }
+                let name = String(decoding: pair[..<equals], as: UTF8.self)
+                return isSensitiveQueryParameter(name) ? Array(pair[...equals]) + placeholder.utf8 : Array(pair)
             }
-            .joined(separator: "&")
-        result.replaceSubrange(queryStart..<queryEnd, with: query)
+            .joined(separator: [0x26])
+        result.replaceSubrange(queryStart..<queryEnd, with: Array(query))
         return result
     }
 }

@@ -238,12 +238,14 @@ final class HTTPTransfer: @unchecked Sendable {
                 url: settings.url)
             return false
         }
-        if let first = line.first, first == " " || first == "\t", !responseFields.isEmpty {
+        // Bytes, not Characters: a combining mark after the colon would hide it from firstIndex(of: ":").
+        let bytes = line.utf8
+        if let first = bytes.first, first == 0x20 || first == 0x09, !responseFields.isEmpty {
             // Obsolete line folding (RFC 9112 §5.2): the line continues the previous value.
-            responseFields[responseFields.count - 1].value += " " + Self.trimmed(line)
-        } else if let colon = line.firstIndex(of: ":") {
-            responseFields.append(HTTPHeader(name: String(line[..<colon]),
-                                             value: Self.trimmed(line[line.index(after: colon)...])))
+            responseFields[responseFields.count - 1].value += " " + HTTP1Head.trimWhitespace(line)
+        } else if let colon = bytes.firstIndex(of: 0x3A) {
+            responseFields.append(HTTPHeader(name: String(Substring(bytes[..<colon])),
+                                             value: HTTP1Head.trimWhitespace(Substring(bytes[bytes.index(after: colon)...]))))
         }
         return true
     }
@@ -295,13 +297,6 @@ final class HTTPTransfer: @unchecked Sendable {
         return Int(line[line.index(after: space)...].prefix(3)) ?? 0
     }
 
-    private static func trimmed(_ text: Substring) -> String {
-        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let start = text.firstIndex(where: { !isBlank($0) }),
-              let end = text.lastIndex(where: { !isBlank($0) })
-        else { return "" }
-        return String(text[start...end])
-    }
 
     // MARK: - Completion
 

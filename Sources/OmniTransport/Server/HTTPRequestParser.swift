@@ -171,7 +171,7 @@ public struct HTTPRequestParser: Sendable {
     /// How the body is delimited. Both framings at once is refused: it is the classic request-smuggling shape.
     private static func framing(_ headers: HTTPHeaderFields, limit: Int) -> Result<Framing, Refusal> {
         let transferCodings = headers.tokens("Transfer-Encoding")
-        let lengths = Set(headers.values("Content-Length").flatMap { $0.split(separator: ",") }.map { HTTP1Head.trimWhitespace($0) })
+        let lengths = Set(headers.values("Content-Length").flatMap { HTTP1Head.listElements($0, keepingEmpty: true) })
         if !transferCodings.isEmpty {
             guard lengths.isEmpty else { return .failure(Refusal(response: .text("both Content-Length and Transfer-Encoding\n", status: 400))) }
             guard transferCodings == ["chunked"] else { return .failure(Refusal(response: .text("unsupported transfer coding\n", status: 501))) }

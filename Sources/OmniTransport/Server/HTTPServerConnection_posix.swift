@@ -160,8 +160,7 @@ final class HTTPServerConnectionWorker: @unchecked Sendable {
             respond(refusal.hasValidHeaders ? refusal : .text("refused\n", status: 403), close: true, headOnly: false)
             return .close
         }
-        let offered = headers.values("Sec-WebSocket-Protocol")
-            .flatMap { $0.split(separator: ",") }.map { HTTP1Head.trimWhitespace($0) }.filter { !$0.isEmpty }
+        let offered = headers.values("Sec-WebSocket-Protocol").flatMap { HTTP1Head.listElements($0) }
         let selected = route.selectSubprotocol?(offered, request)
         if let selected, !offered.contains(selected) {
             respond(.text("subprotocol selection failed\n", status: 500), close: true, headOnly: false)

@@ -16,9 +16,7 @@ public struct HTTPHeaderFields: Sendable, Equatable, Sequence, ExpressibleByDict
 
     /// Comma-separated tokens across every occurrence of `name`, trimmed and lowercased (e.g. `Connection`).
     public func tokens(_ name: String) -> [String] {
-        values(name).flatMap { $0.split(separator: ",") }
-            .map { HTTP1Head.trimWhitespace($0).lowercased() }
-            .filter { !$0.isEmpty }
+        values(name).flatMap { HTTP1Head.listElements($0) }.map { $0.lowercased() }
     }
 
     public func contains(_ name: String) -> Bool { self[name] != nil }
@@ -150,12 +148,21 @@ extension HTTP1Head {
         lhs.utf8.count == rhs.utf8.count && zip(lhs.utf8, rhs.utf8).allSatisfy { asciiLower($0) == asciiLower($1) }
     }
 
-    /// Strips optional whitespace (SP, HTAB) at both ends.
+    /// Strips optional whitespace (SP, HTAB) at both ends. Byte by byte, as everything here: a Character
+    /// comparison would not see a space or a comma that a combining mark follows (they form one grapheme).
     static func trimWhitespace(_ text: some StringProtocol) -> String {
-        var slice = Substring(text)
-        while let first = slice.first, first == " " || first == "\t" { slice.removeFirst() }
-        while let last = slice.last, last == " " || last == "\t" { slice.removeLast() }
-        return String(slice)
+        let bytes = Array(text.utf8)
+        let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        guard let first = bytes.firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) }) else { return "" }
+        return String(decoding: bytes[first...last], as: UTF8.self)
+    }
+
+    /// The elements of a comma-separated field value (RFC 9110 §5.6.1), each trimmed; empty elements are dropped
+    /// unless `keepingEmpty` (a field that must not be a list, like Content-Length, refuses them).
+    public static func listElements(_ value: some StringProtocol, keepingEmpty: Bool = false) -> [String] {
+        let elements = value.utf8.split(separator: 0x2C, omittingEmptySubsequences: false)
+            .map { trimWhitespace(String(decoding: $0, as: UTF8.self)) }
+        return keepingEmpty ? elements : elements.filter { !$0.isEmpty }
     }
 
     private static func asciiLower(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
