@@ -43,7 +43,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from load_support import Sampler, Server, omni_environment, socket_count, wait_for_sockets  # noqa: E402
+from load_support import Sampler, Server, omni_environment, socket_count, wait_for_runtime_fds, wait_for_sockets  # noqa: E402
 
 logging.getLogger("websockets").setLevel(logging.CRITICAL)
 NETWORK = bytes([0x41] * 32)
@@ -221,11 +221,12 @@ def run_relay(args) -> dict:
                  "pong": FrameTemplate(args.omni, relay.home, "wallet_to_app", "pong")}
     tally = Tally()
     # One session first: what the runtime opens once, lazily (libdispatch's timerfd), is then in the start count;
-    # the count is taken once the session's sockets are closed.
+    # the count is taken once the session's sockets are closed and the timer descriptor exists.
     listening = socket_count(relay.pid)
     if not asyncio.run(relay_session(port, templates, 1, tally)):
         raise SystemExit(f"the first session failed: {tally.first_errors}")
     wait_for_sockets(relay.pid, listening)
+    wait_for_runtime_fds(relay.pid)
     tally = Tally()
     sampler = Sampler(relay.pid).start()
     started = time.monotonic()
@@ -348,12 +349,13 @@ def run_truapi(args) -> dict:
     url = bridge.ready["url"]
     tally = Tally()
     # One connection first: what the runtime opens once, lazily (libdispatch's timerfd), is then in the start count;
-    # the count is taken once the connection's socket is closed.
+    # the count is taken once the connection's socket is closed and the timer descriptor exists.
     listening = socket_count(bridge.pid)
     asyncio.run(truapi_connection(url, 2, time.monotonic() + 30, lambda: True, tally))
     if tally.errors or tally.counts.get("subscriptions") != 1:
         raise SystemExit(f"the first connection failed: {tally.first_errors}")
     wait_for_sockets(bridge.pid, listening)
+    wait_for_runtime_fds(bridge.pid)
     tally = Tally()
     sampler = Sampler(bridge.pid).start()
     started = time.monotonic()

@@ -63,6 +63,23 @@ def wait_for_sockets(pid: int, expected: int, timeout: float = 10.0) -> int:
     return count
 
 
+# libdispatch's manager thread creates its timer descriptor (one per clock, once) a moment after the first use of a
+# global queue; on a loaded machine that moment came after the start count was taken, and the descriptor read as
+# new at the end. It is waited for, so only descriptors the load itself leaves behind count.
+DISPATCH_TIMER_FD = "anon_inode:[timerfd]"
+
+
+def wait_for_runtime_fds(pid: int, timeout: float = 5.0) -> bool:
+    """True once the process holds libdispatch's timer descriptor; False when `timeout` passes without it (a
+    runtime that creates none)."""
+    deadline = time.monotonic() + timeout
+    while DISPATCH_TIMER_FD not in fd_targets(pid):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 class Sampler:
     """Samples a process's RSS every `interval` seconds on a thread of its own, from start() to stop().
 
