@@ -5,7 +5,11 @@ For each target: writes fresh seeds (built in code by `omni-fuzz seed`, plus inp
 at this moment; nothing is copied into the repository), runs the fuzz binary for --seconds on the corpus under
 .fuzz/<target>/ with the regressions of Tests/Fuzz/regressions/<target>/ as extra inputs and the target's
 dictionary when it has one, and reads libFuzzer's final statistics. Prints executions, crashes and timeouts per
-target and exits 1 when any target found anything (its inputs are under .fuzz/<target>/artifacts/).
+target and exits 1 when any target found anything (its inputs are under .fuzz/<target>/artifacts/). Each target's
+line is also appended to .fuzz/summary.tsv as soon as it finishes, so an interrupted campaign keeps what it ran.
+
+--totals adds up summary.tsv per target (--since DATE to start there): a long campaign run in pieces, each
+resuming from the corpus the last one left, reports its executions and findings this way.
 """
 import argparse
 import concurrent.futures
@@ -123,8 +127,10 @@ def reproduces(options, environment, path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--fuzzer", required=True, help="omni-fuzz built with -DOMNI_FUZZ -sanitize=fuzzer,address")
-    parser.add_argument("--replayer", required=True, help="omni-fuzz of the normal build (list, seed)")
+    parser.add_argument("--fuzzer", help="omni-fuzz built with -DOMNI_FUZZ -sanitize=fuzzer,address")
+    parser.add_argument("--replayer", help="omni-fuzz of the normal build (list, seed)")
+    parser.add_argument("--totals", action="store_true", help="add up .fuzz/summary.tsv per target and stop")
+    parser.add_argument("--since", default="", help="with --totals: only runs from this UTC date or time on (2026-12-07)")
     parser.add_argument("--seconds", type=int, default=60, help="budget per target")
     parser.add_argument("--runs", type=int, default=0,
                         help="stop a target once it has run this many inputs (0: use the whole time budget)")
@@ -138,6 +144,10 @@ def main():
     parser.add_argument("--max-len", type=int, default=64 << 10,
                         help="longest input libFuzzer makes (longer seeds are cut; the largest real inputs are ~120 KiB .did files)")
     options = parser.parse_args()
+    if options.totals:
+        return print_totals(options)
+    if not options.fuzzer or not options.replayer:
+        parser.error("--fuzzer and --replayer are required to fuzz")
 
     available = targets(options.replayer)
     chosen = [t for t in re.split(r"[,\s]+", options.targets) if t] or available
@@ -150,6 +160,7 @@ def main():
             print(f"note: {directory} is absent; only the built-in seeds are used", file=sys.stderr)
 
     printing = threading.Lock()
+    summary_path = os.path.join(options.corpus_root, "summary.tsv")
 
     def fuzz(name):
         result = run_target(name, options)
@@ -159,22 +170,53 @@ def main():
                   f"corpus {result['corpus']:>5}  crashes {result['crashes']}  timeouts {result['timeouts']}  "
                   f"slowest {result['slowest']} s  rss {result['peak_rss_mb']} MB"
                   + (f"  ({result['flaky']} timeout(s) under load, not reproducible alone)" if result["flaky"] else "") + flag, flush=True)
+            with open(summary_path, "a") as summary:
+                stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+                summary.write("\t".join(str(field) for field in (
+                    stamp, name, options.seconds, result["executions"], result["crashes"], result["timeouts"],
+                    result["flaky"], result["slowest"], result["peak_rss_mb"], result["status"])) + "\n")
         return result
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         results = list(pool.map(fuzz, chosen))
-
-    with open(os.path.join(options.corpus_root, "summary.tsv"), "a") as summary:
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        for r in results:
-            summary.write(f"{stamp}\t{r['target']}\t{options.seconds}\t{r['executions']}\t{r['crashes']}\t{r['timeouts']}\t"
-                          f"{r['flaky']}\t{r['slowest']}\t{r['peak_rss_mb']}\t{r['status']}\n")
 
     total = sum(r["executions"] for r in results)
     bad = [r for r in results if r["new"] or r["status"] != 0]
     print(f"{len(results)} targets, {total:,} executions, "
           + (f"findings in {len(bad)}: {' '.join(r['target'] for r in bad)}" if bad else "no crashes, no timeouts"))
     return 1 if bad else 0
+
+
+def print_totals(options):
+    """Executions, findings and runs per target from summary.tsv (columns: time, target, budget, executions,
+    crashes, timeouts, timeouts under load, slowest second, peak RSS MB, exit status)."""
+    path = os.path.join(options.corpus_root, "summary.tsv")
+    if not os.path.exists(path):
+        print(f"no campaign recorded yet: {path} is absent", file=sys.stderr)
+        return 1
+    totals = {}
+    with open(path) as summary:
+        for number, line in enumerate(summary, 1):
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) < 10 or not fields[3].isdigit():
+                print(f"{path}:{number}: not a summary row, skipped", file=sys.stderr)
+                continue
+            if fields[0] < options.since:
+                continue
+            row = totals.setdefault(fields[1], {"runs": 0, "executions": 0, "crashes": 0, "timeouts": 0, "flaky": 0, "slowest": 0, "first": fields[0]})
+            row["runs"] += 1
+            row["executions"] += int(fields[3])
+            row["crashes"] += int(fields[4])
+            row["timeouts"] += int(fields[5])
+            row["flaky"] += int(fields[6])
+            row["slowest"] = max(row["slowest"], int(fields[7]))
+    print(f"{'target':22} {'executions':>12}  runs  crashes  timeouts  under load  slowest  since")
+    for name in sorted(totals):
+        row = totals[name]
+        print(f"{name:22} {row['executions']:>12,}  {row['runs']:>4}  {row['crashes']:>7}  {row['timeouts']:>8}  "
+              f"{row['flaky']:>10}  {row['slowest']:>5} s  {row['first']}")
+    print(f"{len(totals)} targets, {sum(row['executions'] for row in totals.values()):,} executions")
+    return 0
 
 
 if __name__ == "__main__":
