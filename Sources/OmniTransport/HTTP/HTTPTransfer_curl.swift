@@ -297,7 +297,6 @@ final class HTTPTransfer: @unchecked Sendable {
         return Int(line[line.index(after: space)...].prefix(3)) ?? 0
     }
 
-
     // MARK: - Completion
 
     /// Reports libcurl's outcome for this transfer (already removed from the multi handle).
