@@ -3,9 +3,10 @@ import Testing
 import OmniCodec
 import OmniTestSupport
 
-/// Big inputs in bounded memory. The two big batch paths run in flat memory: ten times the lines (and about ten times the input bytes) may not
-/// grow peak RSS by more than a small fraction of the extra input. If the input were read whole, or results were
-/// held back until the end, the 20,000-line run would need tens of megabytes more than the 2,000-line one.
+/// Big inputs in bounded memory. The two big batch paths run in flat memory: ten times the lines (and about ten
+/// times the input bytes) may not grow peak RSS by more than a small fraction of the extra input. If the input were
+/// read whole, or results were held back until the end, the 20,000-line run would need tens of megabytes more than
+/// the 2,000-line one.
 /// Peak RSS comes from GNU time (`/usr/bin/time -f %M`); the test skips loudly without it. No timing is asserted.
 @Suite(.timeLimit(.minutes(5)), .serialized, .offPool) struct BatchMemoryEndToEndTests {
     /// Allowed growth from 2,000 to 20,000 lines. The attestation input grows by about 80 MB, the BLS one by 8 MB.

@@ -76,8 +76,8 @@ import Testing
     }
 
     /// Field values are split and trimmed on bytes: a combining mark after a comma or a space makes one Swift
-    /// Character with it, and a Character split would not see the comma (`close` would be missed, two lengths
-    /// would read as one).
+    /// Character with it, and a Character split would not see the comma (`close` was missed). Two lengths joined
+    /// that way are refused either way; the case guards the byte split.
     @Test func listDelimitersFollowedByCombiningMarksStillDelimit() {
         #expect(Self.readEveryWay("GET / HTTP/1.1\r\nHost: h\r\nConnection: close,\u{301}x\r\n\r\nGET / HTTP/1.1\r\n")
                 == [.request(method: "GET", target: "/", body: [], keepAlive: false)])

@@ -369,14 +369,14 @@ struct MessageDecoder {
         try enter()
         defer { depth -= 1 }
         try charge(1)
-        if let cost = wire.zeroSizedCost(of: w), !zeroSizedCharged {
+        let wasCharged = zeroSizedCharged
+        defer { zeroSizedCharged = wasCharged }
+        if !zeroSizedCharged, let cost = wire.zeroSizedCost(of: w) {
             // A record that takes no bytes is pure amplification wherever it stands (a field, an option's or a
             // variant's payload), not only in vectors: its whole tree is charged as the vector rule charges it,
             // before any of it is built. Otherwise one byte of `opt` tag could stand for a tree of any size.
             try charge(cost)
             zeroSizedCharged = true
-            defer { zeroSizedCharged = false }
-            return try decodeRecordFields(wireFields, expectedFields)
         }
         return try decodeRecordFields(wireFields, expectedFields)
     }
