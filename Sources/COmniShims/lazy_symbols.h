@@ -21,6 +21,7 @@
     X(OMNI_LAZY_CRYPTO, BIO_new) \
     X(OMNI_LAZY_CRYPTO, BIO_read) \
     X(OMNI_LAZY_CRYPTO, BIO_s_mem) \
+    X(OMNI_LAZY_CRYPTO, BN_bin2bn) \
     X(OMNI_LAZY_CRYPTO, BN_bn2binpad) \
     X(OMNI_LAZY_CRYPTO, BN_clear_free) \
     X(OMNI_LAZY_CRYPTO, CMS_ContentInfo_free) \
@@ -34,6 +35,7 @@
     X(OMNI_LAZY_CRYPTO, EC_GROUP_free) \
     X(OMNI_LAZY_CRYPTO, EC_GROUP_new_by_curve_name) \
     X(OMNI_LAZY_CRYPTO, EC_POINT_free) \
+    X(OMNI_LAZY_CRYPTO, EC_POINT_mul) \
     X(OMNI_LAZY_CRYPTO, EC_POINT_new) \
     X(OMNI_LAZY_CRYPTO, EC_POINT_oct2point) \
     X(OMNI_LAZY_CRYPTO, EC_POINT_point2oct) \
@@ -55,13 +57,14 @@
     X(OMNI_LAZY_CRYPTO, EVP_MD_CTX_free) \
     X(OMNI_LAZY_CRYPTO, EVP_MD_CTX_new) \
     X(OMNI_LAZY_CRYPTO, EVP_MD_fetch) \
-    X(OMNI_LAZY_CRYPTO, EVP_PKCS82PKEY) \
     X(OMNI_LAZY_CRYPTO, EVP_PKEY2PKCS8) \
     X(OMNI_LAZY_CRYPTO, EVP_PKEY_CTX_free) \
     X(OMNI_LAZY_CRYPTO, EVP_PKEY_CTX_new) \
     X(OMNI_LAZY_CRYPTO, EVP_PKEY_CTX_new_from_name) \
     X(OMNI_LAZY_CRYPTO, EVP_PKEY_CTX_set_group_name) \
     X(OMNI_LAZY_CRYPTO, EVP_PKEY_free) \
+    X(OMNI_LAZY_CRYPTO, EVP_PKEY_fromdata) \
+    X(OMNI_LAZY_CRYPTO, EVP_PKEY_fromdata_init) \
     X(OMNI_LAZY_CRYPTO, EVP_PKEY_generate) \
     X(OMNI_LAZY_CRYPTO, EVP_PKEY_get_bn_param) \
     X(OMNI_LAZY_CRYPTO, EVP_PKEY_get_group_name) \
@@ -85,7 +88,9 @@
     X(OMNI_LAZY_CRYPTO, OPENSSL_sk_pop_free) \
     X(OMNI_LAZY_CRYPTO, OPENSSL_sk_push) \
     X(OMNI_LAZY_CRYPTO, OPENSSL_sk_value) \
+    X(OMNI_LAZY_CRYPTO, OSSL_PARAM_construct_BN) \
     X(OMNI_LAZY_CRYPTO, OSSL_PARAM_construct_end) \
+    X(OMNI_LAZY_CRYPTO, OSSL_PARAM_construct_octet_string) \
     X(OMNI_LAZY_CRYPTO, OSSL_PARAM_construct_utf8_string) \
     X(OMNI_LAZY_CRYPTO, OpenSSL_version) \
     X(OMNI_LAZY_CRYPTO, PKCS5_PBKDF2_HMAC) \
@@ -123,9 +128,7 @@
     X(OMNI_LAZY_CRYPTO, X509_verify_cert) \
     X(OMNI_LAZY_CRYPTO, X509_verify_cert_error_string) \
     X(OMNI_LAZY_CRYPTO, d2i_CMS_ContentInfo) \
-    X(OMNI_LAZY_CRYPTO, d2i_PKCS8_PRIV_KEY_INFO) \
     X(OMNI_LAZY_CRYPTO, d2i_PUBKEY) \
-    X(OMNI_LAZY_CRYPTO, d2i_PrivateKey) \
     X(OMNI_LAZY_CRYPTO, d2i_X509) \
     X(OMNI_LAZY_CRYPTO, i2d_PKCS8_PRIV_KEY_INFO) \
     X(OMNI_LAZY_CRYPTO, i2d_PrivateKey) \

@@ -83,6 +83,75 @@ extension ECDSA.Curve {
         return out
     }
 
+    /// The curve whose OBJECT IDENTIFIER has this DER (tag and length included).
+    init?(oidDER: [UInt8]) {
+        guard let curve = Self.allCases.first(where: { $0.oidDER == oidDER }) else { return nil }
+        self = curve
+    }
+
+    /// The curve named by an EC key's parameters (RFC 5480 §2.1.1: a named curve; explicit parameters are refused).
+    fileprivate init(parameters: ECParameters, what: String) throws(CryptoError) {
+        switch parameters {
+        case .explicit:
+            throw CryptoError(.invalidKey, "\(what) has explicit curve parameters; only named curves are supported")
+        case .named(let oid):
+            guard let curve = Self(oidDER: oid) else {
+                throw CryptoError(.invalidKey, "\(what): unsupported EC curve (OID bytes \(Hex.encode(oid.dropFirst(2)))); P-256, P-384 and secp256k1 are supported")
+            }
+            self = curve
+        }
+    }
+
+    /// d·G, uncompressed, for a scalar already checked to be in 1…n−1 (OpenSSL multiplies the generator in
+    /// constant time whatever the scalar's flags).
+    func publicPoint(forValidScalar scalar: [UInt8]) throws(CryptoError) -> [UInt8] {
+        clearOpenSSLErrors()
+        guard let group = EC_GROUP_new_by_curve_name(nid) else { throw CryptoError.openssl(.library, "\(rawValue) group setup failed") }
+        defer { EC_GROUP_free(group) }
+        guard let bignum = BN_bin2bn(scalar, Int32(scalar.count), nil) else { throw CryptoError.openssl(.library, "bignum allocation failed") }
+        defer { BN_clear_free(bignum) }
+        guard let point = EC_POINT_new(group) else { throw CryptoError.openssl(.library, "EC point allocation failed") }
+        defer { EC_POINT_free(point) }
+        guard EC_POINT_mul(group, point, bignum, nil, nil, nil) == 1 else { throw CryptoError.openssl(.library, "\(rawValue) point multiplication failed") }
+        var out = [UInt8](repeating: 0, count: 1 + 2 * byteCount)
+        guard EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, &out, out.count, nil) == out.count else {
+            throw CryptoError.openssl(.library, "\(rawValue) point encoding failed")
+        }
+        return out
+    }
+
+    /// An OpenSSL key pair from its parts (EVP_PKEY_fromdata: no decoder involved). The caller owns the result.
+    func privateEVPKey(validScalar scalar: [UInt8], derivedPoint point: [UInt8]) throws(CryptoError) -> OpaquePointer {
+        clearOpenSSLErrors()
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw CryptoError.openssl(.library, "EC key import setup failed") }
+        defer { EVP_PKEY_CTX_free(context) }
+        // OSSL_PARAM_construct_BN reads the number in the machine's byte order.
+        var nativeScalar = 1.littleEndian == 1 ? Array(scalar.reversed()) : scalar
+        defer { wipe(&nativeScalar) }
+        var point = point
+        var pkey: OpaquePointer?
+        // OSSL_PARAM keeps its key and value pointers, so each must outlive the call (no temporaries).
+        let status = "group".withCString { groupKey in "priv".withCString { privateKey in "pub".withCString { publicKey in
+            rawValue.withCString { group in
+                nativeScalar.withUnsafeMutableBufferPointer { scalar in
+                    point.withUnsafeMutableBufferPointer { point in
+                        var parameters = [OSSL_PARAM_construct_utf8_string(groupKey, UnsafeMutablePointer(mutating: group), 0),
+                                          OSSL_PARAM_construct_BN(privateKey, scalar.baseAddress, scalar.count),
+                                          OSSL_PARAM_construct_octet_string(publicKey, point.baseAddress, point.count),
+                                          OSSL_PARAM_construct_end()]
+                        guard EVP_PKEY_fromdata_init(context) == 1 else { return Int32(0) }
+                        // EVP_PKEY_KEYPAIR, a composite macro Swift does not import.
+                        let keyPair = OSSL_KEYMGMT_SELECT_PRIVATE_KEY | OSSL_KEYMGMT_SELECT_PUBLIC_KEY
+                            | OSSL_KEYMGMT_SELECT_DOMAIN_PARAMETERS | OSSL_KEYMGMT_SELECT_OTHER_PARAMETERS
+                        return EVP_PKEY_fromdata(context, &pkey, Int32(keyPair), &parameters)
+                    }
+                }
+            }
+        } } }
+        guard status == 1, let pkey else { throw CryptoError.openssl(.library, "OpenSSL refused the \(rawValue) key pair") }
+        return pkey
+    }
+
     /// DER SubjectPublicKeyInfo for an uncompressed point (RFC 5480).
     func subjectPublicKeyInfo(uncompressedPoint point: [UInt8]) -> [UInt8] {
         DERWriter.sequence(DERWriter.sequence(ECDSA.ecPublicKeyOID, oidDER), DERWriter.element(tag: 0x03, [0] + point))
@@ -96,6 +165,13 @@ extension ECDSA {
         /// SEC1 uncompressed point 04 ‖ X ‖ Y (65 bytes for P-256/secp256k1, 97 for P-384).
         public let uncompressedRepresentation: [UInt8]
         private let key: LazyPublicEVPKey
+
+        /// The public key of a private key: `point` is d·G as OpenSSL computed it, so it is on the curve.
+        fileprivate init(derivedPoint point: [UInt8], curve: Curve) {
+            self.curve = curve
+            uncompressedRepresentation = point
+            key = LazyPublicEVPKey(subjectPublicKeyInfo: curve.subjectPublicKeyInfo(uncompressedPoint: point), curve: curve)
+        }
 
         /// From a SEC1 point, compressed (33/49 bytes) or uncompressed (65/97 bytes); it must lie on `curve`.
         public init(pointRepresentation point: some Collection<UInt8>, curve: Curve) throws(CryptoError) {
@@ -129,7 +205,7 @@ extension ECDSA {
                 try info.requireEnd()
                 return (curveOID, bitString)
             }
-            guard let curve = Curve.allCases.first(where: { $0.oidDER == curveOID }) else {
+            guard let curve = Curve(oidDER: curveOID) else {
                 throw CryptoError(.invalidKey, "unsupported EC curve (OID bytes \(Hex.encode(curveOID.dropFirst(2)))); P-256, P-384 and secp256k1 are supported")
             }
             guard bitString.first == 0 else { throw CryptoError(.invalidKey, "EC public key BIT STRING has unused bits") }
@@ -224,54 +300,123 @@ extension ECDSA {
             guard curve.isValidScalar(scalar) else {
                 throw CryptoError(.invalidKey, "\(curve.rawValue) private key must be \(curve.byteCount) big-endian bytes in 1…n−1")
             }
-            // SEC1 ECPrivateKey without the public key; OpenSSL derives the public point while decoding.
-            var sec1 = DERWriter.sequence(DERWriter.unsignedInteger([1]), DERWriter.element(tag: 0x04, scalar),
-                                          DERWriter.element(tag: 0xa0, curve.oidDER))
-            defer { wipe(&sec1) }
-            try self.init(sec1DERRepresentation: sec1, publicKeyIsDerived: true)
+            try self.init(validScalar: scalar, curve: curve, embeddedPoints: [], what: "\(curve.rawValue) private key")
         }
 
-        /// From DER SEC1 `ECPrivateKey` (RFC 5915), the body of `-----BEGIN EC PRIVATE KEY-----`.
+        // SEC1 and PKCS#8 are read here, not by OpenSSL: OpenSSL 3.0's d2i_PrivateKey builds a decoder context over
+        // every provider on each call (three quarters of the der-keys fuzz target's time), and this reader names
+        // the byte offset of what is wrong.
+
+        /// From DER SEC1 `ECPrivateKey` (RFC 5915), the body of `-----BEGIN EC PRIVATE KEY-----`. Its parameters
+        /// must name the curve; an embedded public key must be d·G.
         public init(sec1DERRepresentation der: some Collection<UInt8>) throws(CryptoError) {
-            try self.init(sec1DERRepresentation: der, publicKeyIsDerived: false)
-        }
-
-        private init(sec1DERRepresentation der: some Collection<UInt8>, publicKeyIsDerived: Bool) throws(CryptoError) {
             var bytes = Array(der)
             defer { wipe(&bytes) }
-            clearOpenSSLErrors()
-            guard let pkey = decodeDER(bytes, { d2i_PrivateKey(EVP_PKEY_EC, nil, $0, $1) }, free: { EVP_PKEY_free($0) }) else {
-                throw CryptoError.openssl(.invalidKey, "not a DER SEC1 EC private key")
+            let what = "SEC1 EC private key"
+            // The readers live only inside the closure, so no copy of the secret outlives the wipe above.
+            var key = try parsingDER(what, .invalidKey) { () throws(CodecError) in
+                var outer = try DERReader(bytes)
+                var key = try ECPrivateKeyFields.read(&outer)
+                do throws(CodecError) { try outer.requireEnd() } catch { key.wipe(); throw error }
+                return key
             }
-            try self.init(adopting: pkey, expectedCurve: nil)
-            if !publicKeyIsDerived { try checkPublicKeyIsDerived() }
+            defer { key.wipe() }
+            guard let parameters = key.parameters else {
+                throw CryptoError(.invalidKey, "\(what) has no parameters naming its curve")
+            }
+            try self.init(fields: key, curve: try Curve(parameters: parameters, what: what), outerPublicKey: nil, what: what)
         }
 
-        /// From DER PKCS#8 `PrivateKeyInfo` holding an EC key, the body of `-----BEGIN PRIVATE KEY-----`.
+        /// From DER PKCS#8 `PrivateKeyInfo` (RFC 5208, or RFC 5958 version 1 with the public key) holding an EC
+        /// key, the body of `-----BEGIN PRIVATE KEY-----`. Every public key it carries must be d·G.
         public init(pkcs8DERRepresentation der: some Collection<UInt8>) throws(CryptoError) {
             var bytes = Array(der)
             defer { wipe(&bytes) }
-            clearOpenSSLErrors()
-            guard let info = decodeDER(bytes, { d2i_PKCS8_PRIV_KEY_INFO(nil, $0, $1) }, free: { PKCS8_PRIV_KEY_INFO_free($0) }) else {
-                throw CryptoError.openssl(.invalidKey, "not a DER PKCS#8 private key")
+            let what = "PKCS#8 EC private key"
+            var info = try parsingDER(what, .invalidKey) { () throws(CodecError) in
+                var outer = try DERReader(bytes)
+                var info = try outer.readConstructed(tag: 0x30)
+                try outer.requireEnd()
+                let version = try info.readUnsignedInteger()
+                var algorithm = try info.readConstructed(tag: 0x30)
+                let algorithmOID = DERWriter.element(tag: 0x06, try algorithm.read(tag: 0x06))
+                let parameters = algorithm.isAtEnd ? nil : try algorithm.readElement()
+                try algorithm.requireEnd()
+                // The privateKey OCTET STRING holds the DER of an ECPrivateKey.
+                var privateKey = try info.readConstructed(tag: 0x04)
+                var key = try ECPrivateKeyFields.read(&privateKey)
+                var publicKeyBits: [UInt8]?
+                do throws(CodecError) {
+                    try privateKey.requireEnd()
+                    if info.nextTag == 0xa0 { _ = try info.read(tag: 0xa0) }  // attributes, unused
+                    // RFC 5958's [1] IMPLICIT BIT STRING, or wrapped in an explicit [1] as ring writes it.
+                    if info.nextTag == 0x81 {
+                        publicKeyBits = try info.read(tag: 0x81)
+                    } else if info.nextTag == 0xa1 {
+                        var wrapper = try info.readConstructed(tag: 0xa1)
+                        publicKeyBits = try wrapper.read(tag: 0x03)
+                        try wrapper.requireEnd()
+                    }
+                    try info.requireEnd()
+                } catch {
+                    key.wipe()
+                    throw error
+                }
+                return (version: version, algorithmOID: algorithmOID, parameters: parameters.map(ECParameters.init), key: key,
+                        publicKeyBits: publicKeyBits)
             }
-            defer { PKCS8_PRIV_KEY_INFO_free(info) }
-            guard let pkey = EVP_PKCS82PKEY(info) else { throw CryptoError.openssl(.invalidKey, "unsupported PKCS#8 private key") }
-            try self.init(adopting: pkey, expectedCurve: nil)
-            try checkPublicKeyIsDerived()
+            defer { info.key.wipe() }
+            guard info.version == [] || info.version == [1] else {
+                throw CryptoError(.invalidKey, "unsupported PKCS#8 version \(Hex.encode(info.version)) of an EC key")
+            }
+            guard info.algorithmOID == ECDSA.ecPublicKeyOID else {
+                throw CryptoError(.invalidKey, "PKCS#8 key is not an EC key (algorithm OID bytes \(Hex.encode(info.algorithmOID)))")
+            }
+            guard let parameters = info.parameters else {
+                throw CryptoError(.invalidKey, "\(what) has no parameters naming its curve")
+            }
+            let curve = try Curve(parameters: parameters, what: what)
+            if let inner = info.key.parameters, try Curve(parameters: inner, what: what) != curve {
+                throw CryptoError(.invalidKey, "\(what): the ECPrivateKey names another curve than the algorithm (\(curve.rawValue))")
+            }
+            try self.init(fields: info.key, curve: curve, outerPublicKey: info.publicKeyBits, what: what)
+        }
+
+        /// Checks a decoded ECPrivateKey's version, scalar and public keys on `curve`.
+        private init(fields: ECPrivateKeyFields, curve: Curve, outerPublicKey: [UInt8]?, what: String) throws(CryptoError) {
+            guard fields.version == [1] else {
+                throw CryptoError(.invalidKey, "\(what): unsupported ECPrivateKey version \(Hex.encode(fields.version)) (1 is defined)")
+            }
+            // RFC 5915 fixes the length at the curve's size; OpenSSL before 1.1 dropped leading zero bytes.
+            guard (1...curve.byteCount).contains(fields.scalar.count) else {
+                throw CryptoError(.invalidKey, "\(what): a \(curve.rawValue) private key has \(curve.byteCount) bytes, not \(fields.scalar.count)")
+            }
+            var scalar = [UInt8](repeating: 0, count: curve.byteCount - fields.scalar.count) + fields.scalar
+            defer { wipe(&scalar) }
+            guard curve.isValidScalar(scalar) else {
+                throw CryptoError(.invalidKey, "\(what): the \(curve.rawValue) private key is not in 1…n−1")
+            }
+            var points: [[UInt8]] = []
+            for bits in [fields.publicKeyBits, outerPublicKey].compactMap({ $0 }) {
+                guard bits.first == 0 else { throw CryptoError(.invalidKey, "\(what): the public key BIT STRING does not start with 0 unused bits") }
+                points.append(Array(bits.dropFirst()))
+            }
+            try self.init(validScalar: scalar, curve: curve, embeddedPoints: points, what: what)
         }
 
         /// SEC1 and PKCS#8 may carry the public point beside the scalar, and OpenSSL takes it as written: a file
-        /// whose point is not d·G would sign with one key while naming another (found by fuzzing `pem-keys`).
-        /// Derive the point from the scalar (the scalar-only path above) and refuse a mismatch.
-        private func checkPublicKeyIsDerived() throws(CryptoError) {
-            var scalar = rawRepresentation
-            defer { wipe(&scalar) }
-            // The scalar-only init refuses a scalar outside 1…n−1 itself.
-            let derived = try PrivateKey(rawRepresentation: scalar, curve: curve)
-            guard derived.publicKey == publicKey else {
-                throw CryptoError(.invalidKey, "\(curve.rawValue) private key: the embedded public key does not match the private key")
+        /// whose point is not d·G would sign with one key while naming another (found by fuzzing `pem-keys`). The
+        /// point is derived from the scalar and each embedded one must equal it.
+        private init(validScalar scalar: [UInt8], curve: Curve, embeddedPoints: [[UInt8]], what: String) throws(CryptoError) {
+            let derived = try curve.publicPoint(forValidScalar: scalar)
+            for point in embeddedPoints {
+                guard try curve.uncompressedPoint(point) == derived else {
+                    throw CryptoError(.invalidKey, "\(what): the embedded public key does not match the private key")
+                }
             }
+            self.curve = curve
+            key = EVPKey(adopting: try curve.privateEVPKey(validScalar: scalar, derivedPoint: derived))
+            publicKey = PublicKey(derivedPoint: derived, curve: curve)
         }
 
         /// From PEM: `EC PRIVATE KEY` (SEC1, what dfx writes for secp256k1; a preceding `EC PARAMETERS` block is
@@ -396,4 +541,51 @@ private func checkedDigest(_ digest: some Collection<UInt8>) throws(CryptoError)
         throw CryptoError(.invalidInput, "ECDSA digest must be 1…64 bytes, got \(digest.count)")
     }
     return Array(digest)
+}
+
+/// `ECParameters` (RFC 5480 §2.1.1) as far as omni reads them: a named curve's OID, or anything else.
+fileprivate enum ECParameters {
+    /// The DER of the OBJECT IDENTIFIER, tag and length included.
+    case named([UInt8])
+    case explicit
+
+    init(_ element: DERElement) {
+        self = element.tag == 0x06 ? .named(DERWriter.element(tag: 0x06, element.content)) : .explicit
+    }
+}
+
+/// The fields of SEC1 `ECPrivateKey ::= SEQUENCE { version INTEGER, privateKey OCTET STRING, parameters [0]
+/// ECParameters OPTIONAL, publicKey [1] BIT STRING OPTIONAL }` (RFC 5915 §3), not yet checked.
+fileprivate struct ECPrivateKeyFields {
+    var version: [UInt8]
+    var scalar: [UInt8]
+    var parameters: ECParameters?
+    /// The BIT STRING's content: the unused-bits byte, then the SEC1 point.
+    var publicKeyBits: [UInt8]?
+
+    /// Reads one ECPrivateKey. When its encoding is malformed after the scalar, the scalar is wiped first.
+    static func read(_ reader: inout DERReader) throws(CodecError) -> ECPrivateKeyFields {
+        var sequence = try reader.readConstructed(tag: 0x30)
+        let version = try sequence.readUnsignedInteger()
+        var fields = ECPrivateKeyFields(version: version, scalar: try sequence.read(tag: 0x04))
+        do throws(CodecError) {
+            if sequence.nextTag == 0xa0 {
+                var wrapper = try sequence.readConstructed(tag: 0xa0)
+                fields.parameters = ECParameters(try wrapper.readElement())
+                try wrapper.requireEnd()
+            }
+            if sequence.nextTag == 0xa1 {
+                var wrapper = try sequence.readConstructed(tag: 0xa1)
+                fields.publicKeyBits = try wrapper.read(tag: 0x03)
+                try wrapper.requireEnd()
+            }
+            try sequence.requireEnd()
+        } catch {
+            fields.wipe()
+            throw error
+        }
+        return fields
+    }
+
+    mutating func wipe() { OmniCrypto.wipe(&scalar) }
 }

@@ -131,6 +131,63 @@ struct ECDSATests {
         #expect(try ECDSA.PrivateKey(pkcs8DERRepresentation: key.pkcs8DERRepresentation).publicKey == key.publicKey)
     }
 
+    /// SEC1 `ECPrivateKey` and PKCS#8 are read by omni (RFC 5915, RFC 5208/5958): what each field may hold, and
+    /// what a wrong one is called. d = 1 keeps the expected public key known (the generator).
+    @Test(arguments: ECDSA.Curve.allCases)
+    func sec1AndPKCS8FieldByField(curve: ECDSA.Curve) throws {
+        let one = [UInt8](repeating: 0, count: curve.byteCount - 1) + [1]
+        let generator = try ECDSA.PrivateKey(rawRepresentation: one, curve: curve).publicKey
+        let point = DERWriter.element(tag: 0xa1, DERWriter.element(tag: 0x03, [0] + generator.uncompressedRepresentation))
+        let parameters = DERWriter.element(tag: 0xa0, curveOID(curve))
+        func sec1(version: [UInt8] = [1], scalar: [UInt8]? = nil, _ tail: [UInt8]...) -> [UInt8] {
+            DERWriter.element(tag: 0x30, DERWriter.unsignedInteger(version) + DERWriter.element(tag: 0x04, scalar ?? one) + tail.flatMap { $0 })
+        }
+        func pkcs8(version: [UInt8] = [], algorithm: [UInt8]? = nil, key: [UInt8], _ tail: [UInt8]...) -> [UInt8] {
+            let algorithm = algorithm ?? DERWriter.sequence(hex("06072a8648ce3d0201"), curveOID(curve))
+            return DERWriter.sequence(DERWriter.unsignedInteger(version), algorithm, DERWriter.element(tag: 0x04, key), tail.flatMap { $0 })
+        }
+        func message(_ body: () throws -> Void) -> String {
+            do { try body(); return "accepted" } catch let error as CryptoError { return error.kind == .invalidKey ? error.message : "\(error.kind)" } catch { return "\(error)" }
+        }
+        // Accepted: with or without the public key; a scalar whose leading zero bytes were dropped (OpenSSL
+        // before 1.1 wrote them so); PKCS#8 with the parameters inside, outside, and RFC 5958's public key.
+        for der in [sec1(parameters, point), sec1(parameters), sec1(scalar: [1], parameters, point)] {
+            #expect(try ECDSA.PrivateKey(sec1DERRepresentation: der).publicKey == generator)
+        }
+        for der in [pkcs8(key: sec1(point)), pkcs8(key: sec1(parameters, point)), pkcs8(key: sec1()),
+                    pkcs8(version: [1], key: sec1(), DERWriter.element(tag: 0x81, [0] + generator.uncompressedRepresentation))] {
+            #expect(try ECDSA.PrivateKey(pkcs8DERRepresentation: der).publicKey == generator)
+        }
+        // Refused, each with what is wrong.
+        let otherCurve: ECDSA.Curve = curve == .p256 ? .secp256k1 : .p256
+        let refusals: [(String, () throws -> Void)] = [
+            ("has no parameters naming its curve", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(point)) }),
+            ("unsupported ECPrivateKey version 02", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(version: [2], parameters)) }),
+            ("has \(curve.byteCount) bytes, not \(curve.byteCount + 1)", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(scalar: [0] + one, parameters)) }),
+            ("is not in 1…n−1", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(scalar: [0], parameters)) }),
+            ("explicit curve parameters", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(DERWriter.element(tag: 0xa0, DERWriter.sequence([2, 1, 1])))) }),
+            ("unsupported EC curve (OID bytes 2b81040023)", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(DERWriter.element(tag: 0xa0, hex("06052b81040023")))) }),
+            ("does not start with 0 unused bits", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(parameters, DERWriter.element(tag: 0xa1, DERWriter.element(tag: 0x03, [1] + generator.uncompressedRepresentation)))) }),
+            ("byte \(sec1(parameters).count)): 1 unexpected trailing bytes", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(parameters) + [0]) }),
+            ("names another curve than the algorithm", { _ = try ECDSA.PrivateKey(pkcs8DERRepresentation: pkcs8(key: sec1(DERWriter.element(tag: 0xa0, curveOID(otherCurve))))) }),
+            ("unsupported PKCS#8 version 02", { _ = try ECDSA.PrivateKey(pkcs8DERRepresentation: pkcs8(version: [2], key: sec1())) }),
+            ("is not an EC key", { _ = try ECDSA.PrivateKey(pkcs8DERRepresentation: pkcs8(algorithm: DERWriter.sequence(hex("06032b6570")), key: sec1())) }),
+            ("embedded public key does not match", { _ = try ECDSA.PrivateKey(pkcs8DERRepresentation: pkcs8(version: [1], key: sec1(), DERWriter.element(tag: 0x81, [0] + (try! ECDSA.PrivateKey(curve: curve)).publicKey.uncompressedRepresentation))) }),
+        ]
+        for (expected, body) in refusals {
+            let text = message(body)
+            #expect(text.contains(expected), "\(curve): expected “\(expected)”, got “\(text)”")
+        }
+    }
+
+    private func curveOID(_ curve: ECDSA.Curve) -> [UInt8] {
+        switch curve {
+        case .p256: hex("06082a8648ce3d030107")
+        case .p384: hex("06052b81040022")
+        case .secp256k1: hex("06052b8104000a")
+        }
+    }
+
     @Test func rejectsBadKeys() throws {
         let curve = ECDSA.Curve.p256
         let order = hex("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551")
@@ -155,10 +212,11 @@ struct ECDSATests {
         #expect(throws: CryptoError.self) { try ECDSA.PrivateKey(pemRepresentation: ed25519.pemRepresentation) }
         #expect(throws: CryptoError.self) { try ECDSA.PublicKey(derRepresentation: ed25519.publicKey.derRepresentation) }
         #expect(throws: CryptoError.self) { try ECDSA.PrivateKey(pemRepresentation: "no pem here") }
-        // Failures inside OpenSSL carry the reasons from its error queue.
+        // A malformed encoding names the byte where it goes wrong.
         let garbage = #expect(throws: CryptoError.self) { try ECDSA.PrivateKey(pkcs8DERRepresentation: [0x30, 0x03, 0x02, 0x01, 0x00]) }
         #expect(garbage?.kind == .invalidKey)
-        #expect(garbage?.message.contains("(OpenSSL: error:") == true, "\(garbage?.message ?? "")")
+        #expect(garbage?.message.hasPrefix("PKCS#8 EC private key: ") == true, "\(garbage?.message ?? "")")
+        #expect(garbage?.message.contains("byte 5") == true, "\(garbage?.message ?? "")")
         let p256 = try ECDSA.PrivateKey(curve: .p256)
         #expect(throws: CryptoError.self) { try ECDSA.PublicKey(derRepresentation: p256.publicKey.derRepresentation + [0]) }
     }
