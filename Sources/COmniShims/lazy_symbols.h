@@ -11,6 +11,7 @@
 #define OMNI_LAZY_SQLITE 3
 
 #define OMNI_LAZY_SYMBOLS(X) \
+    X(OMNI_LAZY_CRYPTO, ASN1_OBJECT_free) \
     X(OMNI_LAZY_CRYPTO, ASN1_STRING_get0_data) \
     X(OMNI_LAZY_CRYPTO, ASN1_STRING_length) \
     X(OMNI_LAZY_CRYPTO, ASN1_STRING_to_UTF8) \
@@ -80,6 +81,7 @@
     X(OMNI_LAZY_CRYPTO, EVP_sha256) \
     X(OMNI_LAZY_CRYPTO, EVP_sha384) \
     X(OMNI_LAZY_CRYPTO, EVP_sha512) \
+    X(OMNI_LAZY_CRYPTO, OBJ_nid2sn) \
     X(OMNI_LAZY_CRYPTO, OBJ_obj2nid) \
     X(OMNI_LAZY_CRYPTO, OBJ_obj2txt) \
     X(OMNI_LAZY_CRYPTO, OPENSSL_sk_free) \
@@ -127,6 +129,7 @@
     X(OMNI_LAZY_CRYPTO, X509_get_subject_name) \
     X(OMNI_LAZY_CRYPTO, X509_verify_cert) \
     X(OMNI_LAZY_CRYPTO, X509_verify_cert_error_string) \
+    X(OMNI_LAZY_CRYPTO, d2i_ASN1_OBJECT) \
     X(OMNI_LAZY_CRYPTO, d2i_CMS_ContentInfo) \
     X(OMNI_LAZY_CRYPTO, d2i_PUBKEY) \
     X(OMNI_LAZY_CRYPTO, d2i_X509) \

@@ -89,6 +89,22 @@ extension ECDSA.Curve {
         self = curve
     }
 
+    /// How an error names a curve omni does not support: OpenSSL's short name when OpenSSL knows the OID
+    /// (`secp521r1`), else the OID in dotted form, else its bytes.
+    static func name(ofUnsupported oidDER: [UInt8]) -> String {
+        let bytesName = "with OID bytes \(Hex.encode(oidDER.dropFirst(2)))"
+        guard let object = decodeDER(oidDER, { d2i_ASN1_OBJECT(nil, $0, $1) }, free: { ASN1_OBJECT_free($0) }) else {
+            clearOpenSSLErrors()
+            return bytesName
+        }
+        defer { ASN1_OBJECT_free(object) }
+        let nid = OBJ_obj2nid(object)
+        if nid != NID_undef, let shortName = OBJ_nid2sn(nid) { return String(cString: shortName) }
+        var text = [CChar](repeating: 0, count: 128)
+        let written = OBJ_obj2txt(&text, Int32(text.count), object, 1)
+        return written > 0 && Int(written) < text.count ? String(cString: text) : bytesName
+    }
+
     /// The curve named by an EC key's parameters (RFC 5480 §2.1.1: a named curve; explicit parameters are refused).
     fileprivate init(parameters: ECParameters, what: String) throws(CryptoError) {
         switch parameters {
@@ -96,7 +112,7 @@ extension ECDSA.Curve {
             throw CryptoError(.invalidKey, "\(what) has explicit curve parameters; only named curves are supported")
         case .named(let oid):
             guard let curve = Self(oidDER: oid) else {
-                throw CryptoError(.invalidKey, "\(what): unsupported EC curve (OID bytes \(Hex.encode(oid.dropFirst(2)))); P-256, P-384 and secp256k1 are supported")
+                throw CryptoError(.invalidKey, "\(what): unsupported EC curve \(Self.name(ofUnsupported: oid)); P-256, P-384 and secp256k1 are supported")
             }
             self = curve
         }
@@ -206,7 +222,7 @@ extension ECDSA {
                 return (curveOID, bitString)
             }
             guard let curve = Curve(oidDER: curveOID) else {
-                throw CryptoError(.invalidKey, "unsupported EC curve (OID bytes \(Hex.encode(curveOID.dropFirst(2)))); P-256, P-384 and secp256k1 are supported")
+                throw CryptoError(.invalidKey, "unsupported EC curve \(Curve.name(ofUnsupported: curveOID)); P-256, P-384 and secp256k1 are supported")
             }
             guard bitString.first == 0 else { throw CryptoError(.invalidKey, "EC public key BIT STRING has unused bits") }
             try self.init(pointRepresentation: bitString.dropFirst(), curve: curve)

@@ -203,19 +203,23 @@ def print_totals(options):
                 continue
             if fields[0] < options.since:
                 continue
-            row = totals.setdefault(fields[1], {"runs": 0, "executions": 0, "crashes": 0, "timeouts": 0, "flaky": 0, "slowest": 0, "first": fields[0]})
+            row = totals.setdefault(fields[1], {"runs": 0, "executions": 0, "clean": 0, "crashes": 0, "timeouts": 0, "flaky": 0,
+                                                "slowest": 0, "first": fields[0]})
             row["runs"] += 1
             row["executions"] += int(fields[3])
+            # A finding restarts the clean count: what counts after a fix is what ran on the fixed code.
+            row["clean"] = 0 if int(fields[4]) or int(fields[5]) else row["clean"] + int(fields[3])
             row["crashes"] += int(fields[4])
             row["timeouts"] += int(fields[5])
             row["flaky"] += int(fields[6])
             row["slowest"] = max(row["slowest"], int(fields[7]))
-    print(f"{'target':22} {'executions':>12}  runs  crashes  timeouts  under load  slowest  since")
+    print(f"{'target':22} {'executions':>12}  {'since finding':>13}  runs  crashes  timeouts  under load  slowest  since")
     for name in sorted(totals):
         row = totals[name]
-        print(f"{name:22} {row['executions']:>12,}  {row['runs']:>4}  {row['crashes']:>7}  {row['timeouts']:>8}  "
+        print(f"{name:22} {row['executions']:>12,}  {row['clean']:>13,}  {row['runs']:>4}  {row['crashes']:>7}  {row['timeouts']:>8}  "
               f"{row['flaky']:>10}  {row['slowest']:>5} s  {row['first']}")
-    print(f"{len(totals)} targets, {sum(row['executions'] for row in totals.values()):,} executions")
+    print(f"{len(totals)} targets, {sum(row['executions'] for row in totals.values()):,} executions; "
+          f"'since finding' counts the runs after a target's last finding (all of them when it had none)")
     return 0
 
 

@@ -166,7 +166,7 @@ struct ECDSATests {
             ("has \(curve.byteCount) bytes, not \(curve.byteCount + 1)", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(scalar: [0] + one, parameters)) }),
             ("is not in 1…n−1", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(scalar: [0], parameters)) }),
             ("explicit curve parameters", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(DERWriter.element(tag: 0xa0, DERWriter.sequence([2, 1, 1])))) }),
-            ("unsupported EC curve (OID bytes 2b81040023)", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(DERWriter.element(tag: 0xa0, hex("06052b81040023")))) }),
+            ("unsupported EC curve secp521r1;", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(DERWriter.element(tag: 0xa0, hex("06052b81040023")))) }),
             ("does not start with 0 unused bits", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(parameters, DERWriter.element(tag: 0xa1, DERWriter.element(tag: 0x03, [1] + generator.uncompressedRepresentation)))) }),
             ("byte \(sec1(parameters).count)): 1 unexpected trailing bytes", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(parameters) + [0]) }),
             ("names another curve than the algorithm", { _ = try ECDSA.PrivateKey(pkcs8DERRepresentation: pkcs8(key: sec1(DERWriter.element(tag: 0xa0, curveOID(otherCurve))))) }),
