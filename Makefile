@@ -130,6 +130,8 @@ FUZZ_SECONDS ?= 60
 # With FUZZ_RUNS=N a target stops after N executions even if time is left (FUZZ_SECONDS is then the cap).
 FUZZ_RUNS ?= 0
 FUZZ_TARGETS ?=
+# Longest input libFuzzer makes (longer seeds are cut): 8192 runs the text targets ~5x faster than the default.
+FUZZ_MAX_LEN ?= 65536
 # Targets fuzzed at once (one libFuzzer process each); a campaign on an idle machine gives it the core count.
 FUZZ_JOBS ?= 1
 FUZZ_CONFIG ?= release
@@ -145,7 +147,7 @@ fuzz-build: deps build-info
 
 fuzz: fuzz-build
 	$(PYTHON) Tests/Fuzz/fuzz.py --fuzzer .build/fuzz/$(FUZZ_CONFIG)/omni-fuzz --replayer .build/debug/omni-fuzz \
-	  --seconds $(FUZZ_SECONDS) --runs $(FUZZ_RUNS) --jobs $(FUZZ_JOBS) --targets "$(FUZZ_TARGETS)" --vectors "$(OMNI_VECTORS)" \
+	  --seconds $(FUZZ_SECONDS) --runs $(FUZZ_RUNS) --max-len $(FUZZ_MAX_LEN) --jobs $(FUZZ_JOBS) --targets "$(FUZZ_TARGETS)" --vectors "$(OMNI_VECTORS)" \
 	  --realworld "$(OMNI_VECTORS)/../realworld"
 
 clean:

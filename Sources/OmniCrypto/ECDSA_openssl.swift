@@ -105,11 +105,12 @@ extension ECDSA.Curve {
         return written > 0 && Int(written) < text.count ? String(cString: text) : bytesName
     }
 
-    /// The curve named by an EC key's parameters (RFC 5480 §2.1.1: a named curve; explicit parameters are refused).
+    /// The curve named by an EC key's parameters (RFC 5480 §2.1.1: a named curve; explicit and implicitCA parameters
+    /// are refused).
     fileprivate init(parameters: ECParameters, what: String) throws(CryptoError) {
         switch parameters {
         case .explicit:
-            throw CryptoError(.invalidKey, "\(what) has explicit curve parameters; only named curves are supported")
+            throw CryptoError(.invalidKey, "\(what) does not name its curve: explicit and implicit parameters are not supported")
         case .named(let oid):
             guard let curve = Self(oidDER: oid) else {
                 throw CryptoError(.invalidKey, "\(what): unsupported EC curve \(Self.name(ofUnsupported: oid)); P-256, P-384 and secp256k1 are supported")

@@ -165,7 +165,7 @@ struct ECDSATests {
             ("unsupported ECPrivateKey version 02", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(version: [2], parameters)) }),
             ("has \(curve.byteCount) bytes, not \(curve.byteCount + 1)", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(scalar: [0] + one, parameters)) }),
             ("is not in 1…n−1", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(scalar: [0], parameters)) }),
-            ("explicit curve parameters", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(DERWriter.element(tag: 0xa0, DERWriter.sequence([2, 1, 1])))) }),
+            ("explicit and implicit parameters are not supported", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(DERWriter.element(tag: 0xa0, DERWriter.sequence([2, 1, 1])))) }),
             ("unsupported EC curve secp521r1;", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(DERWriter.element(tag: 0xa0, hex("06052b81040023")))) }),
             ("does not start with 0 unused bits", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(parameters, DERWriter.element(tag: 0xa1, DERWriter.element(tag: 0x03, [1] + generator.uncompressedRepresentation)))) }),
             ("byte \(sec1(parameters).count)): 1 unexpected trailing bytes", { _ = try ECDSA.PrivateKey(sec1DERRepresentation: sec1(parameters) + [0]) }),
