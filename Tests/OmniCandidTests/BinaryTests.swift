@@ -226,6 +226,29 @@ import Testing
         #expect(value.bitWidth == 5000 * 7 + 1)
     }
 
+    /// What is encoded here decodes here: a nat or int longer than `maxNumberBytes` encoded is refused by the
+    /// encoder, as the decoder would refuse it (found by fuzzing `candid-text`: a 2 338-digit literal parsed, encoded
+    /// to 1 111 bytes and did not decode). The longest accepted number round-trips.
+    @Test func encoderRefusesNumbersTheDecoderWould() throws {
+        let limit = CandidLimits.default.maxNumberBytes
+        let longestNat = BigUInt(limbs: [UInt64](repeating: .max, count: limit * 7 / 64)), tooLongNat = BigUInt(limbs: [UInt64](repeating: .max, count: limit * 7 / 64 + 1))
+        #expect(LEB128.encoded(longestNat).count <= limit && LEB128.encoded(tooLongNat).count > limit)
+        let longInt = BigInt(isNegative: true, magnitude: BigUInt(limbs: [UInt64](repeating: .max, count: limit * 7 / 64 - 1)))
+        for value in [CandidValue.nat(longestNat), .int(longInt)] {
+            #expect(try Candid.decode(Candid.encode([value])) == [value])
+        }
+        // At int, the longest nat needs one bit more for the sign: one byte over.
+        let cases: [(CandidValue, CandidType?)] = [(.nat(tooLongNat), nil), (.int(BigInt(isNegative: false, magnitude: tooLongNat)), nil),
+                                                    (.nat(longestNat), .int)]
+        for (value, type) in cases {
+            let error = try #require(throws: CandidError.self) { try Candid.encode([value], types: type.map { [$0] }) }
+            #expect(error.kind == .limitExceeded && error.message.contains("exceeds the limit of \(limit)"), "\(error)")
+        }
+        let literal = "(" + String(repeating: "9", count: 2_338) + ")"
+        let parsed = try Candid.parseArguments(literal)
+        #expect(throws: CandidError.self) { try Candid.encode(parsed) }
+    }
+
     @Test func smallBudgetRefusesOrdinaryMessages() throws {
         let message = try Candid.encode([.vec((0..<100).map { .nat(BigUInt(UInt64($0))) })])
         #expect(try Candid.decode(message).count == 1)

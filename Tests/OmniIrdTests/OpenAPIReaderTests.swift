@@ -135,6 +135,14 @@ enum TestDocuments {
         #expect(try OpenAPIReader.read(wide).schemas.count < 10, "shared, not expanded")
         #expect(TestDocuments.failure(wide, limits: OpenAPILimits(maxReferenceResolutions: 100))?.message.contains("reference budget") == true)
         #expect(TestDocuments.failure(wide, limits: OpenAPILimits(maxSchemas: 2))?.message.contains("schema limit") == true)
+        // Boolean schemas count too (found by fuzzing `openapi`: 65 `true` schemas passed a limit of 64).
+        // The answer's schema is read first, then its ten boolean properties: at a limit of 2 the old check, which
+        // stood in the object case only, let all ten in.
+        let booleans = (0..<10).map { "\"p\($0)\": true" }.joined(separator: ",")
+        let flags = TestDocuments.minimal(responseSchema: #"{"type": "object", "properties": {\#(booleans)}}"#)
+        #expect(try OpenAPIReader.read(flags, limits: OpenAPILimits(maxSchemas: 11)).schemas.count == 11)
+        #expect(TestDocuments.failure(flags, limits: OpenAPILimits(maxSchemas: 10))?.message.contains("schema limit") == true)
+        #expect(TestDocuments.failure(flags, limits: OpenAPILimits(maxSchemas: 2))?.message.contains("schema limit") == true)
     }
 }
 

@@ -11,18 +11,21 @@ struct MessageEncoder {
     private(set) var bytes: [UInt8] = []
     private var depth = 0
     let maxDepth: Int
+    let maxNumberBytes: Int
 
-    init(graph: TypeGraph, maxDepth: Int) {
+    init(graph: TypeGraph, maxDepth: Int, maxNumberBytes: Int) {
         self.graph = graph
         self.maxDepth = maxDepth
+        self.maxNumberBytes = maxNumberBytes
     }
 
     static func encode(_ values: [CandidValue], types: [Int], graph: TypeGraph,
-                       maxDepth: Int = CandidLimits.default.maxDepth) throws(CandidError) -> [UInt8] {
+                       maxDepth: Int = CandidLimits.default.maxDepth,
+                       maxNumberBytes: Int = CandidLimits.default.maxNumberBytes) throws(CandidError) -> [UInt8] {
         guard values.count == types.count else {
             throw CandidError(.typeMismatch, "\(values.count) values for \(types.count) argument types")
         }
-        var encoder = MessageEncoder(graph: graph, maxDepth: maxDepth)
+        var encoder = MessageEncoder(graph: graph, maxDepth: maxDepth, maxNumberBytes: maxNumberBytes)
         encoder.writeHeader(arguments: types)
         for (index, (value, type)) in zip(values, types).enumerated() {
             do throws(CandidError) { try encoder.write(value, type) } catch { throw error.inside(.argument(index)) }
@@ -155,13 +158,23 @@ struct MessageEncoder {
         }
     }
 
+    /// A nat or int longer than decoders accept (`CandidLimits.maxNumberBytes`, this one's included) is refused,
+    /// so that nothing encoded here fails to decode (found by fuzzing `candid-text`: a 2 338-digit literal).
+    private func checkNumberLength(since start: Int) throws(CandidError) {
+        let length = bytes.count - start
+        guard length <= maxNumberBytes else {
+            throw CandidError(.limitExceeded, "a number \(length) bytes long when encoded exceeds the limit of \(maxNumberBytes)")
+        }
+    }
+
     private mutating func writePrimitive(_ value: CandidValue, _ type: Int) throws(CandidError) {
+        let start = bytes.count
         switch (type, value) {
         case (Opcode.null, .null), (Opcode.reserved, _): return
         case (Opcode.bool, .bool(let flag)): bytes.append(flag ? 1 : 0)
-        case (Opcode.nat, .nat(let number)): LEB128.encode(number, into: &bytes)
-        case (Opcode.int, .int(let number)): LEB128.encodeSigned(number, into: &bytes)
-        case (Opcode.int, .nat(let number)): LEB128.encodeSigned(BigInt(number), into: &bytes)
+        case (Opcode.nat, .nat(let number)): LEB128.encode(number, into: &bytes); try checkNumberLength(since: start)
+        case (Opcode.int, .int(let number)): LEB128.encodeSigned(number, into: &bytes); try checkNumberLength(since: start)
+        case (Opcode.int, .nat(let number)): LEB128.encodeSigned(BigInt(number), into: &bytes); try checkNumberLength(since: start)
         case (Opcode.nat8, .nat8(let number)): bytes.append(number)
         case (Opcode.nat16, .nat16(let number)): writeFixed(UInt64(number), 2)
         case (Opcode.nat32, .nat32(let number)): writeFixed(UInt64(number), 4)

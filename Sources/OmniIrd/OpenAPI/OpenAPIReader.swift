@@ -153,7 +153,7 @@ private final class DocumentReader {
             var schema = Schema()
             schema.path = path
             if !flag { schema.types = [] }
-            return allocate(schema, path)
+            return try allocate(schema, path)
         }
         let object = try object(value, path, "a schema")
         if let reference = object["$ref"] {
@@ -175,19 +175,21 @@ private final class DocumentReader {
                 return resolved
             }
         }
-        guard schemas.count < limits.maxSchemas else {
-            throw fail("more than \(limits.maxSchemas) schemas (the schema limit)", path)
-        }
         guard path.components.count <= limits.maxDepth else { throw fail("schemas nested deeper than \(limits.maxDepth)", path) }
         var schema = Schema()
         schema.path = path
-        let ref = allocate(schema, path)
+        let ref = try allocate(schema, path)
         try fill(&schema, object, path)
         schemas[ref.index] = schema
         return ref
     }
 
-    private func allocate(_ schema: Schema, _ path: JSONPath) -> SchemaRef {
+    /// The one place a schema enters the table, so the limit holds for every kind (boolean schemas bypassed it
+    /// when the check stood beside the object case: found by fuzzing `openapi`).
+    private func allocate(_ schema: Schema, _ path: JSONPath) throws(IrdError) -> SchemaRef {
+        guard schemas.count < limits.maxSchemas else {
+            throw fail("more than \(limits.maxSchemas) schemas (the schema limit)", path)
+        }
         let ref = SchemaRef(index: schemas.count)
         schemas.append(schema)
         memo[path] = ref
