@@ -365,16 +365,7 @@ extension ECDSA {
                 var publicKeyBits: [UInt8]?
                 do throws(CodecError) {
                     try privateKey.requireEnd()
-                    if info.nextTag == 0xa0 { _ = try info.read(tag: 0xa0) }  // attributes, unused
-                    // RFC 5958's [1] IMPLICIT BIT STRING, or wrapped in an explicit [1] as ring writes it.
-                    if info.nextTag == 0x81 {
-                        publicKeyBits = try info.read(tag: 0x81)
-                    } else if info.nextTag == 0xa1 {
-                        var wrapper = try info.readConstructed(tag: 0xa1)
-                        publicKeyBits = try wrapper.read(tag: 0x03)
-                        try wrapper.requireEnd()
-                    }
-                    try info.requireEnd()
+                    publicKeyBits = try PKCS8.readPublicKeyTrailer(&info)
                 } catch {
                     key.wipe()
                     throw error

@@ -30,15 +30,7 @@ extension Ed25519.PrivateKey {
             var embeddedPublicKey: [UInt8]?
             do throws(CodecError) {
                 try privateKey.requireEnd()
-                if info.nextTag == 0xa0 { _ = try info.read(tag: 0xa0) }
-                if info.nextTag == 0x81 {
-                    embeddedPublicKey = try info.read(tag: 0x81)
-                } else if info.nextTag == 0xa1 {
-                    var wrapper = try info.readConstructed(tag: 0xa1)
-                    embeddedPublicKey = try wrapper.read(tag: 0x03)
-                    try wrapper.requireEnd()
-                }
-                try info.requireEnd()
+                embeddedPublicKey = try PKCS8.readPublicKeyTrailer(&info)
             } catch {
                 wipe(&seed)
                 throw error
