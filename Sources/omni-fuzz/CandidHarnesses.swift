@@ -151,7 +151,15 @@ private let candidText = Harness(
         }
         let types = values.map(\.inferredType)
         if let encoded = try? Candid.encode(values) {
-            FuzzCheck.require((try? Candid.decode(encoded, types: types)) == values, "values do not round-trip through binary at their inferred types")
+            guard let decoded = try? Candid.decode(encoded, types: types) else { FuzzCheck.fail("values encoded at their inferred types do not decode") }
+            if values.allSatisfy(hasUniformVectors) {
+                FuzzCheck.require(decoded == values, "values do not round-trip through binary at their inferred types")
+            } else {
+                // A vector takes its first element's type, as didc infers it; a later element of another type is
+                // coerced to it (to reserved, or to a record with fewer fields). Such values need not come back, but
+                // what they decode to must encode to the same bytes.
+                FuzzCheck.require((try? Candid.encode(decoded, types: types)) == encoded, "values at their inferred types do not re-encode to the same bytes")
+            }
         }
     }
     let environment = expectedInterface!.environment
@@ -217,5 +225,18 @@ private let candidInterface = Harness(
         FuzzCheck.require(reflexive, "an interface is not a compatible upgrade of itself")
     } catch {
         FuzzCheck.require(error.kind == .limitExceeded, "checking an interface against itself failed: \(error)")
+    }
+}
+
+/// Whether every vector in `value` holds elements of one inferred type (so encoding without types coerces nothing).
+private func hasUniformVectors(_ value: CandidValue) -> Bool {
+    switch value {
+    case .vec(let elements):
+        guard let first = elements.first?.inferredType else { return true }
+        return elements.allSatisfy { $0.inferredType == first && hasUniformVectors($0) }
+    case .opt(let payload): return payload.map(hasUniformVectors) ?? true
+    case .record(let fields): return fields.allSatisfy { hasUniformVectors($0.value) }
+    case .variant(let field): return hasUniformVectors(field.value)
+    default: return true
     }
 }
