@@ -172,9 +172,9 @@ struct MessageEncoder {
         switch (type, value) {
         case (Opcode.null, .null), (Opcode.reserved, _): return
         case (Opcode.bool, .bool(let flag)): bytes.append(flag ? 1 : 0)
-        case (Opcode.nat, .nat(let number)): LEB128.encode(number, into: &bytes); try checkNumberLength(since: start)
-        case (Opcode.int, .int(let number)): LEB128.encodeSigned(number, into: &bytes); try checkNumberLength(since: start)
-        case (Opcode.int, .nat(let number)): LEB128.encodeSigned(BigInt(number), into: &bytes); try checkNumberLength(since: start)
+        case (Opcode.nat, .nat(let number)): LEB128.encode(number, into: &bytes)
+        case (Opcode.int, .int(let number)): LEB128.encodeSigned(number, into: &bytes)
+        case (Opcode.int, .nat(let number)): LEB128.encodeSigned(BigInt(number), into: &bytes)
         case (Opcode.nat8, .nat8(let number)): bytes.append(number)
         case (Opcode.nat16, .nat16(let number)): writeFixed(UInt64(number), 2)
         case (Opcode.nat32, .nat32(let number)): writeFixed(UInt64(number), 4)
@@ -190,6 +190,7 @@ struct MessageEncoder {
             writePrincipal(principal)
         default: throw mismatch(value, type)
         }
+        if type == Opcode.nat || type == Opcode.int { try checkNumberLength(since: start) }
     }
 
     private func mismatch(_ value: CandidValue, _ type: Int) -> CandidError {
