@@ -9,7 +9,9 @@ target and exits 1 when any target found anything (its inputs are under .fuzz/<t
 line is also appended to .fuzz/summary.tsv as soon as it finishes, so an interrupted campaign keeps what it ran.
 
 --totals adds up summary.tsv per target (--since DATE to start there): a long campaign run in pieces, each
-resuming from the corpus the last one left, reports its executions and findings this way.
+resuming from the corpus the last one left, reports its executions and findings this way. Its last column counts
+only what ran on the code as it is: the runs after a target's last finding, by a fuzz binary built after the last
+change that changes.tsv lists for the target.
 """
 import argparse
 import concurrent.futures
@@ -19,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import datetime, timedelta, timezone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FINDING_PREFIXES = ("crash-", "timeout-", "oom-", "leak-", "slow-unit-")
@@ -61,6 +64,7 @@ def run_target(name, options):
     log_path = os.path.join(root, "last-run.log")
     executions, slowest, peak, status, flaky, real = 0, 0, 0, 0, [], []
     started = time.monotonic()
+    started_at, built_at = utc_stamp(time.time()), utc_stamp(os.path.getmtime(options.fuzzer))
     with open(log_path, "w") as log:
         # libFuzzer stops at its first finding. A timeout that does not reproduce on its own (the machine was
         # busy: -timeout is wall-clock time) is set aside and the run resumes for the rest of the budget.
@@ -112,6 +116,8 @@ def run_target(name, options):
         "status": status,
         "new": [os.path.join(artifacts, f) for f in real],
         "log": log_path,
+        "started_at": started_at,
+        "built_at": built_at,
     }
 
 
@@ -171,10 +177,11 @@ def main():
                   f"slowest {result['slowest']} s  rss {result['peak_rss_mb']} MB"
                   + (f"  ({result['flaky']} timeout(s) under load, not reproducible alone)" if result["flaky"] else "") + flag, flush=True)
             with open(summary_path, "a") as summary:
-                stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+                stamp = utc_stamp(time.time())
                 summary.write("\t".join(str(field) for field in (
                     stamp, name, options.seconds, result["executions"], result["crashes"], result["timeouts"],
-                    result["flaky"], result["slowest"], result["peak_rss_mb"], result["status"])) + "\n")
+                    result["flaky"], result["slowest"], result["peak_rss_mb"], result["status"],
+                    result["started_at"], result["built_at"])) + "\n")
         return result
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
@@ -187,14 +194,51 @@ def main():
     return 1 if bad else 0
 
 
+def utc_stamp(seconds):
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def parse_stamp(text):
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+
+
+# A fuzz build takes about a minute: a run that started less than this after a change did not run it.
+BUILD_TIME = timedelta(seconds=60)
+
+
+def load_changes(path):
+    """{target: (time, commit)} of the last change changes.tsv lists for each target, at its commit's time."""
+    last = {}
+    with open(path) as table:
+        for number, line in enumerate(table, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) != 3:
+                raise SystemExit(f"{path}:{number}: expected commit, targets and what changed, tab-separated")
+            commit, names = fields[0], fields[1].split()
+            shown = subprocess.run(["git", "-C", HERE, "show", "-s", "--format=%ct", commit + "^{commit}"],
+                                   capture_output=True, text=True)
+            if shown.returncode != 0:
+                raise SystemExit(f"{path}:{number}: commit {commit} is not in this clone; "
+                                 "what ran before or after it cannot be told apart")
+            when = datetime.fromtimestamp(int(shown.stdout.strip()), timezone.utc)
+            for name in names:
+                if name not in last or last[name][0] < when:
+                    last[name] = (when, commit)
+    return last
+
+
 def print_totals(options):
     """Executions, findings and runs per target from summary.tsv (columns: time, target, budget, executions,
-    crashes, timeouts, timeouts under load, slowest second, peak RSS MB, exit status)."""
+    crashes, timeouts, timeouts under load, slowest second, peak RSS MB, exit status, then the run's start and its
+    fuzz binary's build time, which rows written before those columns existed lack)."""
     path = os.path.join(options.corpus_root, "summary.tsv")
     if not os.path.exists(path):
         print(f"no campaign recorded yet: {path} is absent", file=sys.stderr)
         return 1
-    totals = {}
+    changes = load_changes(os.path.join(HERE, "changes.tsv"))
+    totals, guessed = {}, 0
     with open(path) as summary:
         for number, line in enumerate(summary, 1):
             fields = line.rstrip("\n").split("\t")
@@ -203,23 +247,39 @@ def print_totals(options):
                 continue
             if fields[0] < options.since:
                 continue
-            row = totals.setdefault(fields[1], {"runs": 0, "executions": 0, "clean": 0, "crashes": 0, "timeouts": 0, "flaky": 0,
-                                                "slowest": 0, "first": fields[0]})
+            row = totals.setdefault(fields[1], {"runs": 0, "executions": 0, "clean": 0, "current": 0, "crashes": 0, "timeouts": 0,
+                                                "flaky": 0, "slowest": 0, "first": fields[0]})
+            executions, found = int(fields[3]), int(fields[4]) or int(fields[5])
             row["runs"] += 1
-            row["executions"] += int(fields[3])
+            row["executions"] += executions
             # A finding restarts the clean count: what counts after a fix is what ran on the fixed code.
-            row["clean"] = 0 if int(fields[4]) or int(fields[5]) else row["clean"] + int(fields[3])
+            row["clean"] = 0 if found else row["clean"] + executions
+            # The binary's build time when the row has it; else the run's start (or, lacking that, the latest it
+            # can have started) less a build's length, which assumes the binary was built just before the run.
+            if len(fields) >= 12:
+                built = parse_stamp(fields[11])
+            else:
+                guessed += 1
+                started = parse_stamp(fields[10]) if len(fields) >= 11 else parse_stamp(fields[0]) - timedelta(seconds=int(fields[2]))
+                built = started - BUILD_TIME
+            changed = changes.get(fields[1])
+            row["current"] = 0 if found else row["current"] + (executions if changed is None or built > changed[0] else 0)
+            row["changed"] = changed[1] if changed else ""
             row["crashes"] += int(fields[4])
             row["timeouts"] += int(fields[5])
             row["flaky"] += int(fields[6])
             row["slowest"] = max(row["slowest"], int(fields[7]))
-    print(f"{'target':22} {'executions':>12}  {'since finding':>13}  runs  crashes  timeouts  under load  slowest  since")
+    print(f"{'target':22} {'executions':>12}  {'since finding':>13}  {'current code':>12}  last change  runs  crashes  timeouts  under load  slowest  since")
     for name in sorted(totals):
         row = totals[name]
-        print(f"{name:22} {row['executions']:>12,}  {row['clean']:>13,}  {row['runs']:>4}  {row['crashes']:>7}  {row['timeouts']:>8}  "
-              f"{row['flaky']:>10}  {row['slowest']:>5} s  {row['first']}")
+        print(f"{name:22} {row['executions']:>12,}  {row['clean']:>13,}  {row['current']:>12,}  {row['changed'] or '-':11}  {row['runs']:>4}  "
+              f"{row['crashes']:>7}  {row['timeouts']:>8}  {row['flaky']:>10}  {row['slowest']:>5} s  {row['first']}")
     print(f"{len(totals)} targets, {sum(row['executions'] for row in totals.values()):,} executions; "
-          f"'since finding' counts the runs after a target's last finding (all of them when it had none)")
+          f"'since finding' counts the runs after a target's last finding (all of them when it had none); 'current code' "
+          f"only those whose fuzz binary was built after the target's last change in changes.tsv")
+    if guessed:
+        print(f"{guessed} rows predate the build-time column: their binary is taken as built {BUILD_TIME.seconds} s "
+              f"before the run started (or before the earliest it can have started)")
     return 0
 
 
