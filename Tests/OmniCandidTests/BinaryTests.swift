@@ -359,3 +359,63 @@ import Testing
         #expect(CandidValue.text("x").natValue == nil)
     }
 }
+
+/// Values given without types: a vector's elements share their least common type (before, the first element's
+/// type was used and later elements were cut down to it, or failed to encode, as with didc).
+@Suite struct UntypedEncodingTests {
+    private func roundTrip(_ text: String) throws -> (type: String, decoded: [CandidValue]) {
+        let values = try Candid.parseArguments(text)
+        let types = try CandidValue.inferredTypes(of: values)
+        let bytes = try Candid.encode(values)
+        return (Candid.print(argumentTypes: types.map { CandidArgument($0) }, style: .compact), try Candid.decode(bytes, types: types))
+    }
+
+    private func refusal(_ text: String) throws -> CandidError {
+        let values = try Candid.parseArguments(text)
+        do throws(CandidError) {
+            _ = try Candid.encode(values)
+        } catch {
+            #expect(throws: CandidError.self) { try CandidValue.inferredTypes(of: values) }
+            return error
+        }
+        Issue.record("\(text) encoded without a common type")
+        return CandidError(.malformed, "")
+    }
+
+    @Test func elementsShareTheLeastCommonType() throws {
+        let nullFirst = try roundTrip("(vec { null; opt (1 : nat) })")
+        #expect(nullFirst.type == "(vec opt nat)")
+        #expect(nullFirst.decoded == [.vec([.opt(nil), .opt(.nat(1))])])
+        // An unannotated number is an int, as in didc.
+        #expect(try roundTrip("(vec { 1 : nat; -2 })").decoded == [.vec([.int(1), .int(-2)])])
+        let cases = try roundTrip("(vec { variant { a }; variant { b = 1 : nat }; variant { a } })")
+        #expect(cases.type == "(vec variant { a; b : nat })")
+        #expect(cases.decoded == [.vec([.variant(CandidFieldValue(CandidLabel("a"), .null)), .variant(CandidFieldValue(CandidLabel("b"), .nat(1))),
+                                        .variant(CandidFieldValue(CandidLabel("a"), .null))])])
+        #expect(try roundTrip("(vec { vec {}; vec { \"x\" } })").type == "(vec vec text)")
+        #expect(try roundTrip("(vec { opt vec {}; null; opt vec { record { 1 : nat; -1 } }; opt vec { record { 2 : nat; 3 : nat } } })").type
+                == "(vec opt vec record { nat; int })")
+        #expect(try roundTrip("(vec { record { a = null; b = 1 }; record { b = 2; a = opt \"x\" } })").type
+                == "(vec record { a : opt text; b : int })")
+        // Uniform vectors are as before, and an empty vector is `vec empty`.
+        #expect(try roundTrip("(vec { 1; 2 }, vec {})").type == "(vec int, vec empty)")
+    }
+
+    @Test func elementsWithoutOneAreRefusedNamingTwo() throws {
+        let mixed = try refusal("(1, vec { 1; \"a\" })")
+        #expect(mixed.kind == .typeMismatch)
+        #expect(mixed.pathDescription == "argument 2")
+        #expect(mixed.message.contains("vec[0] is int and vec[1] is text"), "\(mixed.message)")
+        let fields = try refusal("(vec { record { a = 1 }; record { a = 2; b = 3 } })")
+        #expect(fields.message.contains("records in one vector need the same fields"), "\(fields.message)")
+        let nested = try refusal("(record { x = vec { record { a = 1 }; record { a = \"x\" } } })")
+        #expect(nested.pathDescription == "argument 1 . record field \"x\"")
+        #expect(nested.message.contains("record field \"a\" is int in vec[0] and text in vec[1]"), "\(nested.message)")
+        let deeper = try refusal("(vec { opt vec { 1 }; null; opt vec { 1.5 } })")
+        #expect(deeper.message.contains("an inner vector's element in the option's value is int in vec[0] and float64 in vec[2]"), "\(deeper.message)")
+        // `reserved` would drop the other element's value, so it joins nothing (the fuzz regression's input).
+        #expect(try refusal("(vec { 0 : reserved; 0 : int64 })").message.contains("vec[0] is reserved and vec[1] is int64"))
+        // Widths are not widened: `nat8` is no subtype of `nat`.
+        #expect(try refusal("(vec { 1 : nat8; 2 : nat })").message.contains("vec[0] is nat8 and vec[1] is nat"))
+    }
+}

@@ -46,12 +46,13 @@ public struct CandidDecoder: Sendable {
 
 extension Candid {
     /// Encodes an argument list. With `types` the values are checked against them (see `MessageEncoder` for the
-    /// conversions allowed); without, each value is encoded at its `inferredType`.
+    /// conversions allowed); without, each value is encoded at its `inferredType()`.
     /// `limits.maxDepth` bounds how deeply the values may nest, `limits.maxNumberBytes` how long a nat or int encodes.
     public static func encode(_ values: [CandidValue], types: [CandidType]? = nil,
                               environment: CandidTypeEnvironment = CandidTypeEnvironment(),
                               limits: CandidLimits = .default) throws(CandidError) -> [UInt8] {
-        let (graph, references) = try TypeCompiler.compile(types ?? values.map(\.inferredType), in: environment, maxDepth: limits.maxDepth)
+        let types = if let types { types } else { try CandidValue.inferredTypes(of: values) }
+        let (graph, references) = try TypeCompiler.compile(types, in: environment, maxDepth: limits.maxDepth)
         return try MessageEncoder.encode(values, types: references, graph: graph, maxDepth: limits.maxDepth,
                                          maxNumberBytes: limits.maxNumberBytes)
     }

@@ -228,36 +228,4 @@ extension CandidValue {
         case .service: return "service"
         }
     }
-
-    /// The most specific type of a value, used to encode values given without types: an empty vector is
-    /// `vec empty`, an absent option `opt empty`, a vector takes its first element's type, references get the
-    /// empty function or service type.
-    public var inferredType: CandidType {
-        switch self {
-        case .null: return .null
-        case .bool: return .bool
-        case .nat: return .nat
-        case .int: return .int
-        case .nat8: return .nat8
-        case .nat16: return .nat16
-        case .nat32: return .nat32
-        case .nat64: return .nat64
-        case .int8: return .int8
-        case .int16: return .int16
-        case .int32: return .int32
-        case .int64: return .int64
-        case .float32: return .float32
-        case .float64: return .float64
-        case .text: return .text
-        case .reserved: return .reserved
-        case .principal: return .principal
-        case .opt(let payload): return .opt(payload?.inferredType ?? .empty)
-        case .vec(let elements): return .vec(elements.first?.inferredType ?? .empty)
-        case .blob: return .blob
-        case .record(let fields): return .record(fields.map { CandidField($0.label, $0.value.inferredType) })
-        case .variant(let field): return .variant([CandidField(field.label, field.value.inferredType)])
-        case .function: return .function(CandidFunctionType([], []))
-        case .service: return .service(CandidServiceType([]))
-        }
-    }
 }

@@ -24,7 +24,9 @@ enum CandidEncodeCommand {
         "encode", abstract: "Encode Candid values as a binary message (hex by default).",
         discussion: """
             Without types, each value is encoded at the type its text gives it: integers are int and other \
-            numbers float64 unless annotated ('(42 : nat)'). With --types or --did/--method, values take the \
+            numbers float64 unless annotated ('(42 : nat)'). A vector's elements share the least type that \
+            keeps each of them whole: null and opt T give opt T, nat and int give int, variants take every case; \
+            elements with no such type are refused, naming two that differ. With --types or --did/--method, values take the \
             expected types as didc does (5 is a nat8 where a nat8 is expected; missing trailing optional \
             arguments are null) and record fields are checked by name.
             """,
