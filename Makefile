@@ -129,6 +129,10 @@ bench: deps build-info test-deps
 FUZZ_SECONDS ?= 60
 # With FUZZ_RUNS=N a target stops after N executions even if time is left (FUZZ_SECONDS is then the cap).
 FUZZ_RUNS ?= 0
+# The long campaign in pieces: FUZZ_CAMPAIGN=N runs each target until .fuzz/summary.tsv shows N executions on the
+# current code (runs since FUZZ_SINCE; Tests/Fuzz/changes.tsv says what is current) and skips those that have them.
+FUZZ_CAMPAIGN ?= 0
+FUZZ_SINCE ?=
 FUZZ_TARGETS ?=
 # Longest input libFuzzer makes (longer seeds are cut): 8192 runs the text targets ~5x faster than the default.
 FUZZ_MAX_LEN ?= 65536
@@ -147,8 +151,8 @@ fuzz-build: deps build-info
 
 fuzz: fuzz-build
 	$(PYTHON) Tests/Fuzz/fuzz.py --fuzzer .build/fuzz/$(FUZZ_CONFIG)/omni-fuzz --replayer .build/debug/omni-fuzz \
-	  --seconds $(FUZZ_SECONDS) --runs $(FUZZ_RUNS) --max-len $(FUZZ_MAX_LEN) --jobs $(FUZZ_JOBS) --targets "$(FUZZ_TARGETS)" --vectors "$(OMNI_VECTORS)" \
-	  --realworld "$(OMNI_VECTORS)/../realworld"
+	  --seconds $(FUZZ_SECONDS) --runs $(FUZZ_RUNS) --campaign $(FUZZ_CAMPAIGN) --since "$(FUZZ_SINCE)" --max-len $(FUZZ_MAX_LEN) \
+	  --jobs $(FUZZ_JOBS) --targets "$(FUZZ_TARGETS)" --vectors "$(OMNI_VECTORS)" --realworld "$(OMNI_VECTORS)/../realworld"
 
 clean:
 	$(SWIFT) package clean

@@ -141,6 +141,9 @@ def main():
     parser.add_argument("--runs", type=int, default=0,
                         help="stop a target once it has run this many inputs (0: use the whole time budget)")
     parser.add_argument("--targets", default="", help="comma- or space-separated names (default: all)")
+    parser.add_argument("--campaign", type=int, default=0,
+                        help="run each target until it has this many executions on the current code (--totals' last "
+                             "column, counted --since), at most --seconds per target; targets that have them are skipped")
     parser.add_argument("--vectors", default="")
     parser.add_argument("--realworld", default="")
     parser.add_argument("--corpus-root", default=".fuzz")
@@ -169,7 +172,18 @@ def main():
     summary_path = os.path.join(options.corpus_root, "summary.tsv")
 
     def fuzz(name):
-        result = run_target(name, options)
+        if options.campaign:
+            # Read when the target starts, so a campaign in pieces or in parallel resumes where the rows stand.
+            have = compute_totals(options)[0].get(name, {}).get("current", 0)
+            if have >= options.campaign:
+                with printing:
+                    print(f"{name:22} has {have:,} executions on the current code; skipped", flush=True)
+                return {"target": name, "executions": 0, "new": [], "status": 0}
+            options_for_target = argparse.Namespace(**vars(options))
+            options_for_target.runs = options.campaign - have
+            result = run_target(name, options_for_target)
+        else:
+            result = run_target(name, options)
         flag = "" if not result["new"] and result["status"] == 0 else "  <-- " + (", ".join(result["new"]) or f"exit {result['status']}, see {result['log']}")
         with printing:  # a line per target as it finishes
             print(f"{name:22} {result['executions']:>11,} execs  {result['executions'] / max(result['seconds'], 1e-9):>8,.0f}/s  "
@@ -229,16 +243,16 @@ def load_changes(path):
     return last
 
 
-def print_totals(options):
+def compute_totals(options):
     """Executions, findings and runs per target from summary.tsv (columns: time, target, budget, executions,
     crashes, timeouts, timeouts under load, slowest second, peak RSS MB, exit status, then the run's start and its
-    fuzz binary's build time, which rows written before those columns existed lack)."""
+    fuzz binary's build time, which rows written before those columns existed lack), and how many rows lack the
+    build time. No totals when summary.tsv is absent."""
     path = os.path.join(options.corpus_root, "summary.tsv")
-    if not os.path.exists(path):
-        print(f"no campaign recorded yet: {path} is absent", file=sys.stderr)
-        return 1
     changes = load_changes(os.path.join(HERE, "changes.tsv"))
     totals, guessed = {}, 0
+    if not os.path.exists(path):
+        return totals, guessed
     with open(path) as summary:
         for number, line in enumerate(summary, 1):
             fields = line.rstrip("\n").split("\t")
@@ -269,6 +283,14 @@ def print_totals(options):
             row["timeouts"] += int(fields[5])
             row["flaky"] += int(fields[6])
             row["slowest"] = max(row["slowest"], int(fields[7]))
+    return totals, guessed
+
+
+def print_totals(options):
+    totals, guessed = compute_totals(options)
+    if not totals:
+        print(f"no campaign recorded yet: {os.path.join(options.corpus_root, 'summary.tsv')} has no rows", file=sys.stderr)
+        return 1
     print(f"{'target':22} {'executions':>12}  {'since finding':>13}  {'current code':>12}  last change  runs  crashes  timeouts  under load  slowest  since")
     for name in sorted(totals):
         row = totals[name]
