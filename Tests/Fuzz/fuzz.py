@@ -17,6 +17,7 @@ import argparse
 import concurrent.futures
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -24,6 +25,10 @@ import time
 from datetime import datetime, timedelta, timezone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Set by SIGINT or SIGTERM: the running libFuzzer processes (which get SIGINT too, from the terminal or the process
+# group) print their statistics and stop, their rows are written, and no further target or round starts.
+STOPPING = threading.Event()
+RUNNING, RUNNING_LOCK = set(), threading.Lock()  # the libFuzzer processes, to pass the signal on to
 FINDING_PREFIXES = ("crash-", "timeout-", "oom-", "leak-", "slow-unit-")
 
 
@@ -68,7 +73,7 @@ def run_target(name, options):
     with open(log_path, "w") as log:
         # libFuzzer stops at its first finding. A timeout that does not reproduce on its own (the machine was
         # busy: -timeout is wall-clock time) is set aside and the run resumes for the rest of the budget.
-        while True:
+        while not STOPPING.is_set():
             remaining = options.seconds - int(time.monotonic() - started)
             if remaining < 1 or (options.runs and executions >= options.runs):
                 break
@@ -81,7 +86,14 @@ def run_target(name, options):
                 command.append(f"-runs={options.runs - executions}")
             log.flush()
             offset = log.tell()
-            status = subprocess.run(command + inputs, env=environment, stdout=log, stderr=subprocess.STDOUT).returncode
+            with RUNNING_LOCK:
+                if STOPPING.is_set():
+                    break
+                process = subprocess.Popen(command + inputs, env=environment, stdout=log, stderr=subprocess.STDOUT)
+                RUNNING.add(process)
+            status = process.wait()
+            with RUNNING_LOCK:
+                RUNNING.discard(process)
             log.flush()
             with open(log_path, errors="replace") as reread:
                 reread.seek(offset)
@@ -172,6 +184,8 @@ def main():
     summary_path = os.path.join(options.corpus_root, "summary.tsv")
 
     def fuzz(name):
+        if STOPPING.is_set():
+            return {"target": name, "executions": 0, "new": [], "status": 0}
         if options.campaign:
             # Read when the target starts, so a campaign in pieces or in parallel resumes where the rows stand.
             have = compute_totals(options)[0].get(name, {}).get("current", 0)
@@ -184,7 +198,10 @@ def main():
             result = run_target(name, options_for_target)
         else:
             result = run_target(name, options)
-        flag = "" if not result["new"] and result["status"] == 0 else "  <-- " + (", ".join(result["new"]) or f"exit {result['status']}, see {result['log']}")
+        if not result["new"] and (result["status"] == 0 or STOPPING.is_set()):
+            flag = "  (interrupted)" if result["status"] != 0 else ""
+        else:
+            flag = "  <-- " + (", ".join(result["new"]) or f"exit {result['status']}, see {result['log']}")
         with printing:  # a line per target as it finishes
             print(f"{name:22} {result['executions']:>11,} execs  {result['executions'] / max(result['seconds'], 1e-9):>8,.0f}/s  "
                   f"corpus {result['corpus']:>5}  crashes {result['crashes']}  timeouts {result['timeouts']}  "
@@ -198,14 +215,25 @@ def main():
                     result["started_at"], result["built_at"])) + "\n")
         return result
 
+    def stop(number, _frame):
+        if not STOPPING.is_set():
+            print(f"fuzz.py: {signal.Signals(number).name}: recording the running targets, starting no more", file=sys.stderr, flush=True)
+        with RUNNING_LOCK:
+            STOPPING.set()
+            for process in RUNNING:  # libFuzzer prints its statistics on SIGINT and exits
+                process.send_signal(signal.SIGINT)
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         results = list(pool.map(fuzz, chosen))
 
-    total = sum(r["executions"] for r in results)
-    bad = [r for r in results if r["new"] or r["status"] != 0]
-    print(f"{len(results)} targets, {total:,} executions, "
-          + (f"findings in {len(bad)}: {' '.join(r['target'] for r in bad)}" if bad else "no crashes, no timeouts"))
-    return 1 if bad else 0
+    ran = [r for r in results if "seconds" in r]  # not those skipped
+    total = sum(r["executions"] for r in ran)
+    bad = [r for r in ran if r["new"] or (r["status"] != 0 and not STOPPING.is_set())]
+    print(f"{len(ran)} targets, {total:,} executions, "
+          + (f"findings in {len(bad)}: {' '.join(r['target'] for r in bad)}" if bad else "no crashes, no timeouts")
+          + ("; interrupted" if STOPPING.is_set() else ""))
+    return 1 if bad else 130 if STOPPING.is_set() else 0
 
 
 def utc_stamp(seconds):
