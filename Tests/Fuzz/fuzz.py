@@ -187,8 +187,10 @@ def main():
         if STOPPING.is_set():
             return {"target": name, "executions": 0, "new": [], "status": 0}
         if options.campaign:
-            # Read when the target starts, so a campaign in pieces or in parallel resumes where the rows stand.
-            have = compute_totals(options)[0].get(name, {}).get("current", 0)
+            # Read when the target starts, so a campaign in pieces or in parallel resumes where the rows stand (under
+            # the lock the rows are written with, so no half-written row is read).
+            with printing:
+                have = compute_totals(options)[0].get(name, {}).get("current", 0)
             if have >= options.campaign:
                 with printing:
                     print(f"{name:22} has {have:,} executions on the current code; skipped", flush=True)
