@@ -127,19 +127,27 @@ enum TypeJoin {
             }
             return .record(joined)
         case .variant:
-            var order: [CandidLabel] = [], cases: [UInt32: (types: [CandidType], from: [Int])] = [:]
+            // One column per case, in the order the cases first appear.
+            var labels: [CandidLabel] = [], columns: [(types: [CandidType], from: [Int])] = [], column: [UInt32: Int] = [:]
             for position in kept {
                 guard case .variant(let fields) = types[position] else { throw conflict(position) }
                 for field in fields {
-                    if cases[field.label.id] == nil { order.append(field.label) }
-                    cases[field.label.id, default: ([], [])].types.append(field.type)
-                    cases[field.label.id, default: ([], [])].from.append(elements[position])
+                    let index: Int
+                    if let known = column[field.label.id] {
+                        index = known
+                    } else {
+                        index = labels.count
+                        column[field.label.id] = index
+                        labels.append(field.label)
+                        columns.append(([], []))
+                    }
+                    columns[index].types.append(field.type)
+                    columns[index].from.append(elements[position])
                 }
             }
             var joined: [CandidField] = []
-            for label in order {
-                let column = cases[label.id]!
-                joined.append(CandidField(label, try join(column.types, elements: column.from,
+            for (label, cases) in zip(labels, columns) {
+                joined.append(CandidField(label, try join(cases.types, elements: cases.from,
                                                           within: nested("variant case \(label.quotedDescription)"))))
             }
             return .variant(joined)
