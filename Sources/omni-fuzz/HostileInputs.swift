@@ -17,7 +17,7 @@ enum HostileInputs {
         ("ic-signed-request", icSignedRequest), ("ic-delegation-json", icDelegationJSON),
         ("scale", scale), ("truapi-frame", truapiFrame), ("truapi-message", truapiMessage),
         ("connect-frame", connectFrame), ("websocket-server", webSocketServer), ("http-request", httpRequest),
-        ("attest-receipt", attestReceipt), ("openapi", openapi),
+        ("attest-receipt", attestReceipt), ("openapi", openapi), ("schema-pattern", schemaPattern),
     ]
 
     private static func repeated(_ piece: String, _ count: Int) -> String { String(repeating: piece, count: max(0, count)) }
@@ -341,6 +341,21 @@ enum HostileInputs {
             Seed("references-100000-over", text: document(schemas: references(100_001))),
             Seed("schema-nesting-62-at", text: document(schemas: nested(62))),
             Seed("schema-nesting-63-over", text: document(schemas: nested(63))),
+        ]
+    }
+
+    /// A pattern, a NUL, a text. Default limits: 4096 characters of pattern, 20 000 automaton states, groups 64 deep;
+    /// the validator's 20 M steps for the search.
+    static func schemaPattern() -> [Seed] {
+        let text = "\u{0}" + repeated("a", 1 << 20)
+        return [
+            Seed("states-20000-at", text: "a{19999}b" + text),
+            Seed("states-20000-over", text: "a{20000}b" + text),
+            Seed("source-4096-at", text: repeated("a", 4095) + "b" + text),
+            Seed("source-4096-over", text: repeated("a", 4096) + "b" + text),
+            Seed("nesting-64-at", text: repeated("(", 64) + "a" + repeated(")", 64) + text),
+            Seed("nesting-64-over", text: repeated("(", 65) + "a" + repeated(")", 65) + text),
+            Seed("catastrophic-text-16-MiB", text: "^(a+)+$" + "\u{0}" + repeated("a", 16 << 20) + "!"),
         ]
     }
 }

@@ -4,7 +4,7 @@ import OmniSystem
 
 /// The ird tree: its OpenAPI document reader, and what omni builds from a document it read (the command index, the
 /// spec diff, schema validation), since a fetched document is untrusted input to all of them.
-let irdHarnesses: [Harness] = [openapi]
+let irdHarnesses: [Harness] = [openapi, schemaPattern]
 
 /// Tight limits a fuzzer can reach within `-max_len`: an input accepted under them must keep to them, and must be
 /// accepted under the default limits too (limits only ever refuse more).
@@ -39,8 +39,9 @@ private let openapi = Harness(
     }
     // Defaults against their own schemas: validation must end within its budget, whatever the schemas' shapes.
     // Each schema once (a schema that 20 references point to was validated 20 times, 420 000 checks: over the
-    // 1 s timeout under ASan), and at most 16 of them, so one input costs at most 160 000 checks.
-    let validator = SchemaValidator(document: document, direction: .response, budget: 10_000)
+    // 1 s timeout under ASan), and at most 16 of them, so one input costs at most 160 000 checks and 320 000 pattern
+    // steps.
+    let validator = SchemaValidator(document: document, direction: .response, budget: 10_000, patternBudget: 20_000)
     let refs = document.componentSchemas.map(\.schema) + document.schemas.flatMap { $0.properties.map(\.schema) + ($0.items.map { [$0] } ?? []) }
     var validated = Set<Int>()
     for ref in refs where validated.count < 16 {
@@ -140,4 +141,61 @@ func openapiHostileSeeds() -> [Seed] {
         Seed("swagger-2", text: ##"{"swagger":"2.0","info":{"title":"t","version":"1"},"paths":{}}"##),
         Seed("not-json", text: ##"{"openapi":"3.0.0","info":{"title":"t","##),
     ]
+}
+
+/// Budget for one search: under ASan a step costs some tens of nanoseconds.
+private let patternSearchBudget = 200_000
+
+private let schemaPattern = Harness(
+    "schema-pattern",
+    "SchemaPattern (a schema's ECMA-262 `pattern`, matched by an automaton) on `[pattern] 0x00 [text]`: a refusal says where; a search stays within (text length + 1) × 2 × the automaton's size steps; (?:P), P|[], []|P and (?:P){1} find what P finds; a smaller budget gives the same answer or none",
+    seeds: { _ in
+        [
+            Seed("domain", text: "^[a-z0-9.-]+\\.[a-z]{2,}$\u{0}mx.example.ro"), Seed("money", text: "^-?[0-9]+(\\.[0-9]+)?$\u{0}-509.72"),
+            Seed("code", text: "^[A-Z0-9-]{4,12}$\u{0}AB-12"), Seed("catastrophic", text: "^(a+)+$\u{0}aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"),
+            Seed("nested", text: "^((a*)*b|(a|aa)*c)$\u{0}aaaaaaaaaaaaaaaac"),
+            Seed("unicode", text: "^\\p{Lu}[\\p{Ll}\\u{1F600}\\uD83D\\uDE00]*\\b\\S?$\u{0}Émile😀"),
+            Seed("classes", text: "[^\\d\\s\\w-][\\b\\-a-c]{0,3}?.|(?:x|y)+?(?<n>z)\\B\u{0}_ a-b\\n"),
+            Seed("unsupported", text: "(a)\\1(?=b)\u{0}aab"),
+        ]
+    },
+    parse: { bytes in
+        // As the validator searches: with a whole validation's budget.
+        let (pattern, text) = splitPatternInput(bytes)
+        guard let compiled = try? SchemaPattern(pattern) else { return false }
+        var budget = SchemaValidator.defaultPatternBudget
+        return compiled.search(text, budget: &budget) != nil
+    }
+) { bytes in
+    let (pattern, text) = splitPatternInput(bytes)
+    let compiled: SchemaPattern
+    do throws(SchemaPattern.Refusal) {
+        compiled = try SchemaPattern(pattern)
+    } catch {
+        FuzzCheck.require(!error.message.isEmpty && error.offset >= 0 && error.offset <= pattern.unicodeScalars.count,
+                          "a refusal without a message or outside the pattern: \(error)")
+        return
+    }
+    var budget = patternSearchBudget
+    let found = compiled.search(text, budget: &budget)
+    if found != nil {
+        let bound = (text.unicodeScalars.count + 1) * 2 * compiled.automatonSize
+        FuzzCheck.require(patternSearchBudget - budget <= bound, "a search took \(patternSearchBudget - budget) steps, over \(bound)")
+    }
+    var smaller = patternSearchBudget / 8
+    let again = compiled.search(text, budget: &smaller)
+    FuzzCheck.require(again == nil || again == found, "a smaller budget changed the answer")
+    guard let found else { return }
+    for equivalent in ["(?:\(pattern))", "\(pattern)|[]", "[]|\(pattern)", "(?:\(pattern)){1}"] {
+        guard let other = try? SchemaPattern(equivalent) else { continue }  // the wrapping can pass a limit
+        var budget = patternSearchBudget * 2
+        let answer = other.search(text, budget: &budget)
+        FuzzCheck.require(answer == nil || answer == found, "\(equivalent) finds \(String(describing: answer)) where the pattern finds \(found)")
+    }
+}
+
+/// The pattern is everything before the first NUL byte, the text everything after (a dictionary-friendly split).
+private func splitPatternInput(_ bytes: [UInt8]) -> (pattern: String, text: String) {
+    guard let separator = bytes.firstIndex(of: 0) else { return (String(decoding: bytes, as: UTF8.self), "") }
+    return (String(decoding: bytes[..<separator], as: UTF8.self), String(decoding: bytes[(separator + 1)...], as: UTF8.self))
 }

@@ -82,6 +82,30 @@ import OmniCodec
         let result = validator.validate(try JSONValue.parse(#"{"records": [\#(items)]}"#), against: try schema("DnsRecordList"))
         #expect(result.errors.last?.message.contains("work budget") == true)
     }
+
+    /// A document's pattern is matched by an automaton, not by backtracking: `^(a+)+$` on 5,000 characters took
+    /// Swift's Regex (used before) hours; what it cannot match is said, not guessed; its steps have a budget.
+    @Test func documentPatternsCannotHangValidation() throws {
+        let schemas = #"{"Hostile": {"type": "string", "pattern": "^(a+)+$"}, "Backref": {"type": "string", "pattern": "^(a)\\1$"},"#
+            + #" "Wide": {"type": "array", "items": {"type": "string", "pattern": "a{50}b"}}}"#
+        let document = try OpenAPIReader.read(TestDocuments.minimal(schemas: schemas))
+        func named(_ name: String) throws -> SchemaRef { try #require(document.componentSchemas.first { $0.name == name }?.schema) }
+        let validator = SchemaValidator(document: document, direction: .response)
+        let hostile = validator.validate(.string(String(repeating: "a", count: 5000) + "!"), against: try named("Hostile"))
+        #expect(hostile.errors.count == 1 && hostile.errors[0].message.contains("does not match the pattern ^(a+)+$"))
+        #expect(validator.validate(.string(String(repeating: "a", count: 5000)), against: try named("Hostile")).isValid)
+
+        let unchecked = validator.validate(.string("ab"), against: try named("Backref"))
+        #expect(unchecked.isValid)
+        #expect(unchecked.drift.map(\.message) == [#"the document's pattern ^(a)\1$ was not checked: back-references are not supported (at character 5)"#])
+
+        let items = JSONValue.array(Array(repeating: .string(String(repeating: "a", count: 1000)), count: 40))
+        let tight = SchemaValidator(document: document, direction: .response, patternBudget: 500_000)
+        let exhausted = tight.validate(items, against: try named("Wide"))
+        #expect(exhausted.errors.count < 40)
+        #expect(exhausted.errors.last?.message == "matching the document's patterns needed more than 500000 steps (the work budget)")
+        #expect(validator.validate(items, against: try named("Wide")).errors.count == 40, "within the default budget every item is checked")
+    }
 }
 
 @Suite struct DecimalTextTests {

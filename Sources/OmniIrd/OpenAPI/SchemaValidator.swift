@@ -29,15 +29,21 @@ public struct SchemaValidator: Sendable {
     public let direction: Direction
     /// Schema checks one validation may make (hostile schemas with wide oneOfs over deep values end here).
     public let budget: Int
+    /// Automaton states one validation may visit matching `pattern`s (text length × pattern size each).
+    public let patternBudget: Int
 
-    public init(document: OpenAPIDocument, direction: Direction, budget: Int = 1_000_000) {
+    /// About a second of matching in a release build, at most.
+    public static let defaultPatternBudget = 20_000_000
+
+    public init(document: OpenAPIDocument, direction: Direction, budget: Int = 1_000_000, patternBudget: Int = defaultPatternBudget) {
         self.document = document
         self.direction = direction
         self.budget = budget
+        self.patternBudget = patternBudget
     }
 
     public func validate(_ value: JSONValue, against schema: SchemaRef, at path: JSONPath = .root) -> ValidationResult {
-        var run = Run(validator: self, remaining: budget)
+        var run = Run(validator: self, remaining: budget, patterns: PatternWork(budget: patternBudget))
         run.check(value, schema, path, checkUnknown: true)
         var result = ValidationResult()
         var seenErrors = Set<ValidationIssue>(), seenDrift = Set<ValidationIssue>()
@@ -45,6 +51,10 @@ public struct SchemaValidator: Sendable {
         result.drift = run.drift.filter { seenDrift.insert($0).inserted }
         if run.remaining < 0 {
             result.errors.append(ValidationIssue(path: path.description, message: "validation needed more than \(budget) checks (the work budget)"))
+        }
+        if run.patterns.remaining < 0 {
+            result.errors.append(ValidationIssue(path: path.description,
+                                                 message: "matching the document's patterns needed more than \(patternBudget) steps (the work budget)"))
         }
         return result
     }
@@ -81,9 +91,26 @@ public struct SchemaValidator: Sendable {
         return !sawProperties
     }
 
+    /// The patterns of one validation, each compiled once, and the steps left to match them (shared by every
+    /// trial of a oneOf or anyOf).
+    private final class PatternWork {
+        var remaining: Int
+        private var compiled: [String: Result<SchemaPattern, SchemaPattern.Refusal>] = [:]
+
+        init(budget: Int) { remaining = budget }
+
+        func pattern(_ source: String) -> Result<SchemaPattern, SchemaPattern.Refusal> {
+            if let known = compiled[source] { return known }
+            let result = Result { () throws(SchemaPattern.Refusal) in try SchemaPattern(source) }
+            compiled[source] = result
+            return result
+        }
+    }
+
     private struct Run {
         let validator: SchemaValidator
         var remaining: Int
+        let patterns: PatternWork
         var errors: [ValidationIssue] = []
         var drift: [ValidationIssue] = []
 
@@ -174,7 +201,7 @@ public struct SchemaValidator: Sendable {
         }
 
         mutating func trial(_ value: JSONValue, _ ref: SchemaRef, _ path: JSONPath) -> (errors: [ValidationIssue], drift: [ValidationIssue]) {
-            var inner = Run(validator: validator, remaining: remaining)
+            var inner = Run(validator: validator, remaining: remaining, patterns: patterns)
             inner.check(value, ref, path, checkUnknown: false)
             remaining = inner.remaining
             return (inner.errors, inner.drift)
@@ -184,8 +211,15 @@ public struct SchemaValidator: Sendable {
             let length = text.unicodeScalars.count
             if let minimum = schema.minLength, length < minimum { error(path, "is \(length) characters long, at least \(minimum) needed") }
             if let maximum = schema.maxLength, length > maximum { error(path, "is \(length) characters long, at most \(maximum) allowed") }
-            if let pattern = schema.pattern, let regex = try? Regex(pattern), (try? regex.firstMatch(in: text)) == nil {
-                error(path, "\(Self.describe(.string(text))) does not match the pattern \(pattern)")
+            guard let source = schema.pattern else { return }
+            switch patterns.pattern(source) {
+            case .success(let pattern):
+                // nil: the budget ran out, which validate() reports once.
+                if pattern.search(text, budget: &patterns.remaining) == false {
+                    error(path, "\(Self.describe(.string(text))) does not match the pattern \(source)")
+                }
+            case .failure(let refusal):
+                drift.append(ValidationIssue(path: path.description, message: "the document's pattern \(source) was not checked: \(refusal)"))
             }
         }
 
