@@ -38,7 +38,7 @@ var executable: [Target] { [
     // builds only the bindings generator for it.
     .executableTarget(name: "omni-candid-bind", dependencies: ["OmniCandidBind", "OmniSystem"], swiftSettings: librarySettings),
     // `make bench` only: times omni's libraries in-process next to the Python peers; not shipped.
-    .executableTarget(name: "omni-bench", dependencies: ["OmniAttest", "OmniBLS", "OmniCandid", "OmniCodec", "OmniCrypto", "OmniIC"],
+    .executableTarget(name: "omni-bench", dependencies: ["OmniAttest", "OmniBLS", "OmniCandid", "OmniCodec", "OmniCrypto", "OmniIC", "OmniIrd"],
                       swiftSettings: librarySettings),
     // Fuzz targets for every parser (`make fuzz`: libFuzzer with -DOMNI_FUZZ; otherwise a replayer of saved inputs
     // that `make test` runs over Tests/Fuzz/regressions); not shipped. Domains and shared layers only, no CLI.

@@ -36,4 +36,5 @@ let allBenchmarks: [Benchmark] = [
     .candidDecodeBlob, .candidEncodeBlob, .candidDecodeNat32s, .candidEncodeNat32s, .candidDecodeRecords, .candidEncodeRecords,
     .sr25519KeypairFromMiniSecret, .sr25519Sign, .sr25519Verify, .sr25519DeriveHard, .sr25519DeriveSoft, .sr25519DeriveSoftPublic,
     .sr25519VRFSign, .sr25519VRFVerify,
+    .schemaPatternCatastrophic, .schemaPatternBudget, .schemaValidationBudget,
 ]

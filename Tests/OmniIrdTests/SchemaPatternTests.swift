@@ -106,7 +106,7 @@ import Testing
 /// The same patterns and texts in V8 (Chromium's `new RegExp(pattern, "u").test(text)`), the engine whose language
 /// JSON Schema names: random patterns over a grammar every u-mode engine accepts, and short texts.
 @Suite(.serialized, .enabled(if: Chromium.executable != nil, Chromium.missingNote("comparing schema patterns with V8")),
-       .timeLimit(.minutes(3)))
+       .timeLimit(.minutes(3)), .offPool)
 struct SchemaPatternV8Tests {
     struct Generator {
         var state: UInt64

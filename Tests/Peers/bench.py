@@ -215,6 +215,7 @@ def main() -> None:
             print(json.dumps(row), flush=True)
     rows = []
     load_rows = []
+    budget_rows = []
     for script in sorted(glob.glob(os.path.join(HERE, "bench_*.py"))):
         area = os.path.basename(script)[len("bench_"):-3]
         if args.only and args.only not in area:
@@ -230,7 +231,10 @@ def main() -> None:
                 row = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if "omni_seconds" in row and "peer_seconds" in row:
+            if row.get("budget"):
+                budget_rows.append(row)
+                print(line, flush=True)
+            elif "omni_seconds" in row and "peer_seconds" in row:
                 rows.append(row)
                 print(line, flush=True)
             elif row.get("load"):
@@ -256,6 +260,11 @@ def main() -> None:
                   f"{ratio:>9.2f}×  target {row['target']} ({row['swift_lines']} lines of Swift)")
     if load_rows:
         print_load_rows(load_rows)
+    if budget_rows:
+        print()
+        print(f"{'work budgets: the most one input costs (omni alone)':52} {'omni':>12}")
+        for row in budget_rows:
+            print(f"{row['name'][:52]:52} {fmt_seconds(row['omni_seconds']):>12}")
     if not rows:
         return
     print()
@@ -265,8 +274,9 @@ def main() -> None:
         peer = row.get("peer", "")
         label = row["name"] + (f" (vs {peer})" if peer else "")
         note = f"  target {row['target']}" if "target" in row else ""
+        ratio_text = f"{ratio:>9.2f}×" if ratio >= 0.01 or ratio != ratio else f"{ratio:>9.1e}×"
         print(f"{label[:52]:52} {fmt_seconds(row['omni_seconds']):>12} {fmt_seconds(row['peer_seconds']):>12} "
-              f"{ratio:>9.2f}×{note}")
+              f"{ratio_text}{note}")
 
 
 if __name__ == "__main__":

@@ -1,16 +1,25 @@
 #!/usr/bin/env python3
-"""`make bench` row for omni ird: a paginated listing read whole (`omni ird domains list --all`) against the loopback
-ird peer (Tests/Peers/ird_peer.py, 2005 domains, 100 a page: 21 requests, each checked by openapi-core in the
-peer), as a whole omni process, next to the same pages walked in Python with http.client on one connection.
-Requests per second = pages / median seconds.
+"""`make bench` rows for omni ird.
 
-Prints JSON lines {"name", "omni_seconds", "peer_seconds", "peer", "runs", "omni_requests_per_second",
-"peer_requests_per_second"}. A benchmark, not a test.
+A paginated listing read whole (`omni ird domains list --all`) against the loopback ird peer
+(Tests/Peers/ird_peer.py, 2005 domains, 100 a page: 21 requests, each checked by openapi-core in the peer), as a whole
+omni process, next to the same pages walked in Python with http.client on one connection. Requests per second = pages
+/ median seconds.
+
+Schema patterns: `^(a+)+$` searched for in 22 `a`s and a `!` by `omni-bench schema-pattern-catastrophic` (an
+automaton) and by Python's `re` (which openapi-core's validator uses; it backtracks through 2^22 paths).
+
+Work budgets (omni alone, no peer keeps one): the seconds one validation spends at most, on patterns (20 M steps,
+`omni-bench schema-pattern-budget`) and on schemas (1 M checks, `schema-validation-budget`).
+
+Prints JSON lines {"name", "omni_seconds", "peer_seconds", "peer", "runs", ...}; the budget rows carry "budget": true
+and no peer. A benchmark, not a test.
 """
 import argparse
 import http.client
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -53,13 +62,37 @@ def python_walk(api, key):
     return items, pages
 
 
+def omni_bench_seconds(binary, name, iterations):
+    out = subprocess.run([binary, name, str(iterations)], check=True, capture_output=True, text=True).stdout
+    row = json.loads(out.strip().splitlines()[-1])
+    if "error" in row:
+        raise SystemExit(f"omni-bench {name}: {row['error']}")
+    return float(row["seconds_per_op"])
+
+
+def pattern_rows(omni_bench, runs):
+    text = "a" * 22 + "!"
+    peer_times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        found = re.search(r"^(a+)+$", text)
+        peer_times.append(time.perf_counter() - start)
+        assert found is None
+    print(json.dumps({"name": "pattern ^(a+)+$ on 22 a's and a '!'", "omni_seconds": omni_bench_seconds(omni_bench, "schema-pattern-catastrophic", 2000),
+                      "peer_seconds": statistics.median(peer_times), "peer": "Python re", "runs": 3}), flush=True)
+    for name, label in [("schema-pattern-budget", "one validation's 20 M pattern steps"),
+                        ("schema-validation-budget", "one validation's 1 M schema checks")]:
+        print(json.dumps({"name": label, "budget": True, "omni_seconds": omni_bench_seconds(omni_bench, name, runs), "runs": runs}), flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--omni", help="omni-bench (unused here)")
+    parser.add_argument("--omni", required=True, help="the release omni-bench binary")
     parser.add_argument("--omni-cli", required=True, help="the omni binary")
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
 
+    pattern_rows(os.path.abspath(args.omni), args.runs)
     peer = subprocess.Popen([sys.executable, os.path.join(HERE, "ird_peer.py")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         ready = json.loads(peer.stdout.readline())

@@ -12,7 +12,7 @@ public struct SchemaPattern: Sendable {
         public var maxSourceLength = 4096
         /// Automaton instructions, after counted repetitions (`x{2,50}`) are written out.
         public var maxProgramSize = 20_000
-        /// Groups and classes inside one another.
+        /// Groups inside one another.
         public var maxNesting = 64
 
         public init() {}
@@ -355,7 +355,7 @@ private struct PatternParser {
             return try refuseQuantifier(.assertion(.notWordBoundary))
         case ascii("\\"): atom = try escape(inClass: false).node(in: &sets)
         case ascii("("): atom = try group(depth: depth, start: start)
-        case ascii("["): atom = .set(try characterClass(depth: depth))
+        case ascii("["): atom = .set(try characterClass())
         case ascii("."): atom = .anyButLineTerminator
         case ascii("*"), ascii("+"), ascii("?"): throw invalid("nothing to repeat before \(Self.show(character))", at: start)
         case ascii("{"):
@@ -566,7 +566,7 @@ private struct PatternParser {
     }
 
     /// After `[`: the index of the class in `sets`.
-    mutating func characterClass(depth: Int) throws(Refusal) -> Int {
+    mutating func characterClass() throws(Refusal) -> Int {
         let start = position - 1
         var set = ScalarSet()
         if peek == ascii("^") {
