@@ -74,6 +74,8 @@ import Testing
     @Test func limitsBoundTheAutomatonBeforeItIsBuilt() {
         #expect(refusal("(a{1000}){1000}")?.message.contains("more than 20000 states") == true)
         #expect(refusal("a{99999999999999999999}")?.kind == .unsupported, "a count beyond any automaton is refused, not overflowed")
+        #expect(refusal("(){99999999999}")?.kind == .unsupported, "copies of nothing are counted too, not written out for hours")
+        #expect(refusal("(?:){1000}")?.kind == nil)
         #expect(refusal(String(repeating: "(", count: 100) + "a" + String(repeating: ")", count: 100))?.message.contains("nest deeper") == true)
         #expect(refusal(String(repeating: "[a]", count: 70))?.kind == nil, "classes side by side do not nest")
         #expect(refusal(String(repeating: "a", count: 5000))?.message.contains("over the limit of 4096") == true)

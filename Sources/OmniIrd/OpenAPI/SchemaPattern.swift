@@ -234,7 +234,8 @@ private struct PatternCompiler {
         case .sequence(let nodes): return nodes.reduce(0) { add($0, size($1)) }
         case .alternation(let nodes): return nodes.reduce(2 * (nodes.count - 1)) { add($0, size($1)) }  // a split and a jump each but the last
         case .repetition(let node, let minimum, let maximum):
-            let body = size(node)
+            // An empty body still costs its copies' time to write out: `(){99999999999}` is refused, not looped over.
+            let body = max(1, size(node))
             let optional = maximum.map { times(max(0, $0 - minimum), add(body, 1)) } ?? add(body, 2)
             return add(times(minimum, body), optional)
         }
