@@ -148,7 +148,7 @@ private let patternSearchBudget = 200_000
 
 private let schemaPattern = Harness(
     "schema-pattern",
-    "SchemaPattern (a schema's ECMA-262 `pattern`, matched by an automaton) on `[pattern] 0x00 [text]`: a refusal says where; a search stays within (text length + 1) × 2 × the automaton's size steps; (?:P), P|[], []|P and (?:P){1} find what P finds; a smaller budget gives the same answer or none",
+    "SchemaPattern (a schema's ECMA-262 `pattern`, matched by an automaton) on `[pattern] 0x00 [text]`: a refusal says where; a search stays within (text length + 1) × 2 × the automaton's size steps; (?:P), P|[], []|P and (?:P){1} find what P finds; a smaller budget, in a reused search space, gives the same answer or none",
     seeds: { _ in
         [
             Seed("domain", text: "^[a-z0-9.-]+\\.[a-z]{2,}$\u{0}mx.example.ro"), Seed("money", text: "^-?[0-9]+(\\.[0-9]+)?$\u{0}-509.72"),
@@ -182,9 +182,13 @@ private let schemaPattern = Harness(
         let bound = (text.unicodeScalars.count + 1) * 2 * compiled.automatonSize
         FuzzCheck.require(patternSearchBudget - budget <= bound, "a search took \(patternSearchBudget - budget) steps, over \(bound)")
     }
+    // Again in one reused search space (as the validator searches), after a search of another text in it.
+    var space = compiled.makeSearchSpace()
+    var other = patternSearchBudget / 8
+    _ = compiled.search(String(text.reversed()), budget: &other, in: &space)
     var smaller = patternSearchBudget / 8
-    let again = compiled.search(text, budget: &smaller)
-    FuzzCheck.require(again == nil || again == found, "a smaller budget changed the answer")
+    let again = compiled.search(text, budget: &smaller, in: &space)
+    FuzzCheck.require(again == nil || again == found, "a smaller budget, or a reused search space, changed the answer")
     guard let found else { return }
     for equivalent in ["(?:\(pattern))", "\(pattern)|[]", "[]|\(pattern)", "(?:\(pattern)){1}"] {
         guard let other = try? SchemaPattern(equivalent) else { continue }  // the wrapping can pass a limit

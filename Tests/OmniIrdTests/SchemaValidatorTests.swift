@@ -106,6 +106,25 @@ import OmniCodec
         #expect(exhausted.errors.last?.message == "matching the document's patterns needed more than 500000 steps (the work budget)")
         #expect(validator.validate(items, against: try named("Wide")).errors.count == 40, "within the default budget every item is checked")
     }
+
+    /// Compiling is work a document can make an answer do: 300 distinct patterns of 10 000 states each cost their
+    /// size once each, so the budget ends it; one large pattern over many strings is compiled once.
+    @Test func compilingPatternsIsChargedOnceAValidation() throws {
+        let properties = (0..<300).map { #""p\#($0)": {"type": "string", "pattern": "a{\#(9_000 + $0)}b"}"# }.joined(separator: ", ")
+        let schemas = #"{"Many": {"type": "object", "properties": {\#(properties)}}, "One": {"type": "array", "items": {"type": "string", "pattern": "a{9999}b"}}}"#
+        let document = try OpenAPIReader.read(TestDocuments.minimal(schemas: schemas))
+        func named(_ name: String) throws -> SchemaRef { try #require(document.componentSchemas.first { $0.name == name }?.schema) }
+        let validator = SchemaValidator(document: document, direction: .response, patternBudget: 200_000)
+        var answer = JSONObject()
+        for index in 0..<300 { answer.append("p\(index)", .string("a")) }
+        let many = validator.validate(.object(answer), against: try named("Many"))
+        #expect(many.errors.count < 30, "each compile costs its 9000 states and more")
+        #expect(many.errors.last?.message.contains("patterns needed more than 200000 steps") == true)
+
+        let strings = JSONValue.array(Array(repeating: .string("a"), count: 10_000))
+        let one = validator.validate(strings, against: try named("One"))
+        #expect(one.errors.count == 10_000, "10 000 states compiled once, then a few steps a string: \(one.errors.last?.message ?? "")")
+    }
 }
 
 @Suite struct DecimalTextTests {

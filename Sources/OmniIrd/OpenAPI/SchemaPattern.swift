@@ -59,25 +59,44 @@ public struct SchemaPattern: Sendable {
         self.sets = compiler.sets
     }
 
+    /// The state sets a search works in, sized to the automaton. Reused, they make a search cost only its steps;
+    /// made afresh, they cost the automaton's size (which a caller with a budget should charge).
+    public struct SearchSpace {
+        fileprivate var current: StateSet
+        fileprivate var next: StateSet
+        fileprivate var stack: [Int] = []
+    }
+
+    public func makeSearchSpace() -> SearchSpace {
+        SearchSpace(current: StateSet(capacity: program.count), next: StateSet(capacity: program.count))
+    }
+
     /// Whether the pattern occurs in `text`; nil when `budget` (states visited, each a few nanoseconds) ran out first.
-    /// The text is read once, a code point at a time, and never copied: memory is the automaton's size.
     public func search(_ text: String, budget: inout Int) -> Bool? {
-        var current = StateSet(capacity: program.count), next = StateSet(capacity: program.count)
-        var stack: [Int] = []
+        var space = makeSearchSpace()
+        return search(text, budget: &budget, in: &space)
+    }
+
+    /// The same in `space` (made by this pattern's `makeSearchSpace`). The text is read once, a code point at a
+    /// time, and never copied.
+    public func search(_ text: String, budget: inout Int, in space: inout SearchSpace) -> Bool? {
+        precondition(space.current.capacity == program.count, "a search space made for another pattern")
+        space.current.removeAll()
+        space.next.removeAll()
         var scalars = text.unicodeScalars.makeIterator()
         // What the assertions look at: the code points either side of the position.
         var around = Surroundings(atStart: true, before: nil, after: scalars.next()?.value)
         while true {
             // A thread starts at every position: the pattern is searched for, not anchored.
-            switch follow(from: 0, around, into: &current, stack: &stack, budget: &budget) {
+            switch follow(from: 0, around, into: &space.current, stack: &space.stack, budget: &budget) {
             case .matched: return true
             case .outOfBudget: return nil
             case .continuing: break
             }
             guard let scalar = around.after else { return false }
             around = Surroundings(atStart: false, before: scalar, after: scalars.next()?.value)
-            next.removeAll()
-            for state in current.members {
+            space.next.removeAll()
+            for state in space.current.members {
                 let advances: Bool
                 switch program[state] {
                 case .scalar(let expected): advances = scalar == expected
@@ -86,13 +105,13 @@ public struct SchemaPattern: Sendable {
                 default: advances = false
                 }
                 guard advances else { continue }
-                switch follow(from: state + 1, around, into: &next, stack: &stack, budget: &budget) {
+                switch follow(from: state + 1, around, into: &space.next, stack: &space.stack, budget: &budget) {
                 case .matched: return true
                 case .outOfBudget: return nil
                 case .continuing: break
                 }
             }
-            swap(&current, &next)
+            swap(&space.current, &space.next)
         }
     }
 
@@ -156,9 +175,11 @@ private enum Instruction: Sendable {
 }
 
 /// The states of one position, in the order added, with constant-time membership (a sparse set).
-private struct StateSet {
+struct StateSet {
     private(set) var members: [Int] = []
     private var slot: [Int]
+
+    var capacity: Int { slot.count }
 
     init(capacity: Int) {
         slot = Array(repeating: 0, count: capacity)

@@ -91,19 +91,40 @@ public struct SchemaValidator: Sendable {
         return !sawProperties
     }
 
-    /// The patterns of one validation, each compiled once, and the steps left to match them (shared by every
-    /// trial of a oneOf or anyOf).
+    /// The patterns of one validation, each compiled once, and the steps left to compile and match them (shared by
+    /// every trial of a oneOf or anyOf). Compiling a pattern costs the steps of its source and automaton, so a
+    /// document of 50 000 large patterns cannot make one answer compile them all; the cache keeps at most
+    /// `maxCachedStates` states (some 11 MiB) and starts again beyond.
     private final class PatternWork {
+        final class Entry {
+            let pattern: Result<SchemaPattern, SchemaPattern.Refusal>
+            var space: SchemaPattern.SearchSpace?
+
+            init(_ pattern: Result<SchemaPattern, SchemaPattern.Refusal>) {
+                self.pattern = pattern
+                space = try? pattern.get().makeSearchSpace()
+            }
+        }
+
+        static let maxCachedStates = 200_000
         var remaining: Int
-        private var compiled: [String: Result<SchemaPattern, SchemaPattern.Refusal>] = [:]
+        private var entries: [String: Entry] = [:]
+        private var cachedStates = 0
 
         init(budget: Int) { remaining = budget }
 
-        func pattern(_ source: String) -> Result<SchemaPattern, SchemaPattern.Refusal> {
-            if let known = compiled[source] { return known }
-            let result = Result { () throws(SchemaPattern.Refusal) in try SchemaPattern(source) }
-            compiled[source] = result
-            return result
+        func entry(_ source: String) -> Entry {
+            if let known = entries[source] { return known }
+            let entry = Entry(Result { () throws(SchemaPattern.Refusal) in try SchemaPattern(source) })
+            let states = (try? entry.pattern.get())?.automatonSize ?? 0
+            remaining -= source.unicodeScalars.count + states
+            if cachedStates + states > Self.maxCachedStates {
+                entries.removeAll()
+                cachedStates = 0
+            }
+            entries[source] = entry
+            cachedStates += states
+            return entry
         }
     }
 
@@ -211,13 +232,16 @@ public struct SchemaValidator: Sendable {
             let length = text.unicodeScalars.count
             if let minimum = schema.minLength, length < minimum { error(path, "is \(length) characters long, at least \(minimum) needed") }
             if let maximum = schema.maxLength, length > maximum { error(path, "is \(length) characters long, at most \(maximum) allowed") }
-            guard let source = schema.pattern else { return }
-            switch patterns.pattern(source) {
+            // Once the budget is spent, validate() reports it once and no more patterns are compiled or matched.
+            guard let source = schema.pattern, patterns.remaining >= 0 else { return }
+            let entry = patterns.entry(source)
+            switch entry.pattern {
             case .success(let pattern):
-                // nil: the budget ran out, which validate() reports once.
-                if pattern.search(text, budget: &patterns.remaining) == false {
-                    error(path, "\(Self.describe(.string(text))) does not match the pattern \(source)")
-                }
+                guard patterns.remaining >= 0, var space = entry.space else { return }
+                entry.space = nil  // held here while searching, so the entry keeps no second copy to copy on write
+                let found = pattern.search(text, budget: &patterns.remaining, in: &space)
+                entry.space = space
+                if found == false { error(path, "\(Self.describe(.string(text))) does not match the pattern \(source)") }
             case .failure(let refusal):
                 drift.append(ValidationIssue(path: path.description, message: "the document's pattern \(source) was not checked: \(refusal)"))
             }
