@@ -143,12 +143,21 @@ func openapiHostileSeeds() -> [Seed] {
     ]
 }
 
-/// Budget for one search: under ASan a step costs some tens of nanoseconds.
-private let patternSearchBudget = 200_000
+/// Budget for one search: under ASan a step costs some 50 ns, and an input makes up to seven searches.
+private let patternSearchBudget = 20_000
+
+/// Tight limits a fuzzer reaches with short inputs, and automata small enough to build seven times an input.
+private let patternLimits: SchemaPattern.Limits = {
+    var limits = SchemaPattern.Limits()
+    limits.maxSourceLength = 1024
+    limits.maxProgramSize = 2000
+    limits.maxNesting = 16
+    return limits
+}()
 
 private let schemaPattern = Harness(
     "schema-pattern",
-    "SchemaPattern (a schema's ECMA-262 `pattern`, matched by an automaton) on `[pattern] 0x00 [text]`: a refusal says where; a search stays within (text length + 1) × 2 × the automaton's size steps; (?:P), P|[], []|P and (?:P){1} find what P finds; a smaller budget, in a reused search space, gives the same answer or none",
+    "SchemaPattern (a schema's ECMA-262 `pattern`, matched by an automaton; limits: 1024 characters, 2000 states, 16 groups deep) on `[pattern] 0x00 [text]`: a refusal says where; a search stays within (text length + 1) × 2 × the automaton's size steps; (?:P), P|[], []|P and (?:P){1} find what P finds; a smaller budget, in a reused search space, gives the same answer or none",
     seeds: { _ in
         [
             Seed("domain", text: "^[a-z0-9.-]+\\.[a-z]{2,}$\u{0}mx.example.ro"), Seed("money", text: "^-?[0-9]+(\\.[0-9]+)?$\u{0}-509.72"),
@@ -170,7 +179,7 @@ private let schemaPattern = Harness(
     let (pattern, text) = splitPatternInput(bytes)
     let compiled: SchemaPattern
     do throws(SchemaPattern.Refusal) {
-        compiled = try SchemaPattern(pattern)
+        compiled = try SchemaPattern(pattern, limits: patternLimits)
     } catch {
         FuzzCheck.require(!error.message.isEmpty && error.offset >= 0 && error.offset <= pattern.unicodeScalars.count,
                           "a refusal without a message or outside the pattern: \(error)")
@@ -191,7 +200,7 @@ private let schemaPattern = Harness(
     FuzzCheck.require(again == nil || again == found, "a smaller budget, or a reused search space, changed the answer")
     guard let found else { return }
     for equivalent in ["(?:\(pattern))", "\(pattern)|[]", "[]|\(pattern)", "(?:\(pattern)){1}"] {
-        guard let other = try? SchemaPattern(equivalent) else { continue }  // the wrapping can pass a limit
+        guard let other = try? SchemaPattern(equivalent, limits: patternLimits) else { continue }  // the wrapping can pass a limit
         var budget = patternSearchBudget * 2
         let answer = other.search(text, budget: &budget)
         FuzzCheck.require(answer == nil || answer == found, "\(equivalent) finds \(String(describing: answer)) where the pattern finds \(found)")
