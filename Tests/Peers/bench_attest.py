@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 
+from omni_bench import seconds_per_op
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYATTEST = "pyattest==1.0.5"
 
@@ -71,13 +73,7 @@ def omni_batch_seconds(omni: str, path: str, count: int) -> float:
 
 
 def omni_bench_seconds(binary: str, path: str, iterations: int) -> float:
-    env = dict(os.environ, OMNI_ATTEST_BENCH_INPUT=path)
-    out = subprocess.run([binary, "attest-verify-attestation", str(iterations)], check=True, capture_output=True,
-                         text=True, env=env).stdout
-    row = json.loads(out.strip().splitlines()[-1])
-    if "error" in row:
-        raise SystemExit(f"omni-bench: {row['error']}")
-    return float(row["seconds_per_op"])
+    return seconds_per_op(binary, "attest-verify-attestation", iterations, env=dict(os.environ, OMNI_ATTEST_BENCH_INPUT=path))
 
 
 def main() -> None:

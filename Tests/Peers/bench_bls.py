@@ -14,6 +14,8 @@ import time
 
 import pyblst
 
+from omni_bench import seconds_per_op
+
 DST = b"BLS_SIG_BLS12381G1_XMD:SHA-256_SSWU_RO_NUL_"
 # IC mainnet delegation certificate signed by the root key (ic_bls_known_answers.json).
 PK = bytes.fromhex(
@@ -46,8 +48,7 @@ def blst_median(iterations: int) -> float:
 
 
 def omni_median(binary: str, iterations: int) -> float:
-    out = subprocess.run([binary, "bls-verify", str(iterations)], check=True, capture_output=True, text=True).stdout
-    return float(json.loads(out.strip().splitlines()[-1])["seconds_per_op"])
+    return seconds_per_op(binary, "bls-verify", iterations)
 
 
 def main() -> None:

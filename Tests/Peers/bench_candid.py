@@ -25,6 +25,8 @@ import time
 from ic.candid import Types, decode, encode
 from ic.principal import Principal
 
+from omni_bench import seconds_per_op
+
 MIB = 1 << 20
 
 
@@ -100,14 +102,6 @@ def peer_seconds(candid_type, value, is_decode, iterations):
     return median_seconds(lambda: encode([{"type": candid_type, "value": value}]), iterations)
 
 
-def omni_seconds(binary, name, iterations):
-    out = subprocess.run([binary, name, str(iterations)], check=True, capture_output=True, text=True).stdout
-    row = json.loads(out.strip().splitlines()[-1])
-    if "error" in row:
-        raise SystemExit(f"omni-bench {name}: {row['error']}")
-    return float(row["seconds_per_op"])
-
-
 def rate_text(units_per_second, label):
     scale = {"GB/s": 1e9, "M elements/s": 1e6, "M records/s": 1e6, "M entries/s": 1e6}[label]
     return f"{units_per_second / scale:.3g} {label}"
@@ -129,7 +123,7 @@ def main():
         omni_iterations = 5 if full >= 1_000_000 and unit != "bytes" else 20
         omni_runs, peer_runs = [], []
         for _ in range(args.runs):
-            omni_runs.append(omni_seconds(args.omni, bench, omni_iterations))
+            omni_runs.append(seconds_per_op(args.omni, bench, omni_iterations))
             peer_runs.append(peer_seconds(candid_type, value, is_decode, 3))
         omni = statistics.median(omni_runs)
         measured = statistics.median(peer_runs)

@@ -29,6 +29,8 @@ import urllib.parse
 import cbor2
 import pyblst
 
+from omni_bench import seconds_per_op
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 VECTORS = os.environ.get("OMNI_VECTORS") or os.path.join(os.path.dirname(ROOT), "shared", "vectors")
@@ -175,12 +177,7 @@ def certificate_row(args):
         os.unlink(file.name)
         name = "ic certificate verify, delegated mainnet cert (whole process)"
     else:
-        out = subprocess.run([args.omni, "ic-certificate-verify", "200"], check=True, capture_output=True, text=True,
-                             env=dict(os.environ, OMNI_VECTORS=VECTORS)).stdout
-        result = json.loads(out.strip().splitlines()[-1])
-        if "error" in result:
-            raise SystemExit(f"omni-bench ic-certificate-verify: {result['error']}")
-        omni = result["seconds_per_op"]
+        omni = seconds_per_op(args.omni, "ic-certificate-verify", 200, env=dict(os.environ, OMNI_VECTORS=VECTORS))
         name = "ic certificate verify, delegated mainnet cert (in-process: omni-bench; no 'certificate verify' in this omni)"
     return row(name, omni, peer, "cbor2+pyblst (in-process)", args.runs)
 

@@ -27,6 +27,8 @@ import tempfile
 import time
 import urllib.parse
 
+from omni_bench import seconds_per_op
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXTRA_DOMAINS = 2000
 PAGE = 100
@@ -62,14 +64,6 @@ def python_walk(api, key):
     return items, pages
 
 
-def omni_bench_seconds(binary, name, iterations):
-    out = subprocess.run([binary, name, str(iterations)], check=True, capture_output=True, text=True).stdout
-    row = json.loads(out.strip().splitlines()[-1])
-    if "error" in row:
-        raise SystemExit(f"omni-bench {name}: {row['error']}")
-    return float(row["seconds_per_op"])
-
-
 def pattern_rows(omni_bench, runs):
     text = "a" * 22 + "!"
     peer_times = []
@@ -78,11 +72,11 @@ def pattern_rows(omni_bench, runs):
         found = re.search(r"^(a+)+$", text)
         peer_times.append(time.perf_counter() - start)
         assert found is None
-    print(json.dumps({"name": "pattern ^(a+)+$ on 22 a's and a '!'", "omni_seconds": omni_bench_seconds(omni_bench, "schema-pattern-catastrophic", 2000),
+    print(json.dumps({"name": "pattern ^(a+)+$ on 22 a's and a '!'", "omni_seconds": seconds_per_op(omni_bench, "schema-pattern-catastrophic", 2000),
                       "peer_seconds": statistics.median(peer_times), "peer": "Python re", "runs": 3}), flush=True)
     for name, label in [("schema-pattern-budget", "one validation's 20 M pattern steps"),
                         ("schema-validation-budget", "one validation's 1 M schema checks")]:
-        print(json.dumps({"name": label, "budget": True, "omni_seconds": omni_bench_seconds(omni_bench, name, runs), "runs": runs}), flush=True)
+        print(json.dumps({"name": label, "budget": True, "omni_seconds": seconds_per_op(omni_bench, name, runs), "runs": runs}), flush=True)
 
 
 def main():

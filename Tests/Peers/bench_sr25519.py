@@ -14,6 +14,8 @@ import time
 
 import sr25519
 
+from omni_bench import seconds_per_op
+
 MINI = bytes(range(32))
 MESSAGE = bytes((7 * i) & 0xff for i in range(64))
 CHAIN_CODE = bytes(255 - i for i in range(32))
@@ -49,8 +51,7 @@ def peer_median(operation, iterations: int) -> float:
 
 
 def omni_median(binary: str, name: str, iterations: int) -> float:
-    out = subprocess.run([binary, name, str(iterations)], check=True, capture_output=True, text=True).stdout
-    return float(json.loads(out.strip().splitlines()[-1])["seconds_per_op"])
+    return seconds_per_op(binary, name, iterations)
 
 
 def main() -> None:
