@@ -331,6 +331,11 @@ enum HostileInputs {
         }
         // A schema's JSON path is components, schemas, A and two more per nested property: 62 levels are 127
         // components, 63 are 129, past the depth limit of 128.
+        func chain(_ links: Int) -> String {
+            "{" + (0..<links).map { index in
+                ##""S\##(index)":{"type":"object""## + (index < links - 1 ? ##","allOf":[{"$ref":"#/components/schemas/S\##(index + 1)"}]"## : "") + "}"
+            }.joined(separator: ",") + "}"
+        }
         func nested(_ levels: Int) -> String { ##"{"A":"## + repeated(##"{"properties":{"p":"##, levels) + "{}" + repeated("}}", levels) + "}" }
         return [
             Seed("operations-10000-at", text: document(paths: operations(10_000))),
@@ -341,6 +346,9 @@ enum HostileInputs {
             Seed("references-100000-over", text: document(schemas: references(100_001))),
             Seed("schema-nesting-62-at", text: document(schemas: nested(62))),
             Seed("schema-nesting-63-over", text: document(schemas: nested(63))),
+            // A chain of allOf $refs nests the reading two schemas a link with short paths: 64 links reach depth 127.
+            Seed("ref-chain-64-at", text: document(schemas: chain(64))),
+            Seed("ref-chain-65-over", text: document(schemas: chain(65))),
         ]
     }
 

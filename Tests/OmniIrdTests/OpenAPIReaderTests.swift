@@ -143,6 +143,20 @@ enum TestDocuments {
         #expect(try OpenAPIReader.read(flags, limits: OpenAPILimits(maxSchemas: 11)).schemas.count == 11)
         #expect(TestDocuments.failure(flags, limits: OpenAPILimits(maxSchemas: 10))?.message.contains("schema limit") == true)
         #expect(TestDocuments.failure(flags, limits: OpenAPILimits(maxSchemas: 2))?.message.contains("schema limit") == true)
+        // A chain of $refs nests the reading as JSON nesting does, while its paths stay short: counted against the
+        // same depth limit (two levels a link: the allOf entry and the schema it points to). Before, a chain of
+        // 300 overflowed a test thread's stack and one of 50 000 (4 MiB) the main thread's.
+        func chain(_ length: Int) -> [UInt8] {
+            let links = (0..<length).map { index in
+                #""S\#(index)": {"type": "object""# + (index < length - 1 ? ##", "allOf": [{"$ref": "#/components/schemas/S\##(index + 1)"}]"## : "") + "}"
+            }
+            return TestDocuments.minimal(schemas: "{" + links.joined(separator: ", ") + "}")
+        }
+        #expect(try OpenAPIReader.read(chain(60)).schemas.count >= 60)
+        for length in [70, 50_000] {
+            let refused = TestDocuments.failure(chain(length))
+            #expect(refused?.message.contains("schemas nested deeper than 128, counting the $refs followed") == true, "\(length): \(String(describing: refused))")
+        }
     }
 }
 

@@ -107,6 +107,35 @@ import OmniCodec
         #expect(validator.validate(items, against: try named("Wide")).errors.count == 40, "within the default budget every item is checked")
     }
 
+    /// Work a wide answer or a wide schema makes is charged: every member and field looked at, and the walk through
+    /// allOf/anyOf/oneOf that finds an object's known fields (done once a validation, not once a member). Before,
+    /// each object cost one check whatever its width, and the walk was repeated for every unknown member.
+    @Test func wideObjectsAndSchemaGraphsAreCharged() throws {
+        let wideProperties = (0..<600).map { #""p\#($0)": {"type": "integer"}"# }.joined(separator: ", ")
+        let chain = (0..<60).map { index in
+            #""S\#(index)": {"type": "object", "properties": {"f\#(index)": {"type": "integer"}}"#
+                + (index < 59 ? ##", "allOf": [{"$ref": "#/components/schemas/S\##(index + 1)"}]"## : "") + "}"
+        }.joined(separator: ", ")
+        let schemas = #"{"Wide": {"type": "array", "items": {"type": "object", "properties": {\#(wideProperties)}}}, \#(chain)}"#
+        let document = try OpenAPIReader.read(TestDocuments.minimal(schemas: schemas))
+        func named(_ name: String) throws -> SchemaRef { try #require(document.componentSchemas.first { $0.name == name }?.schema) }
+
+        var member = JSONObject()
+        for index in 0..<600 { member.append("x\(index)", .int(index)) }
+        let wide = JSONValue.array(Array(repeating: .object(member), count: 20))
+        let charged = SchemaValidator(document: document, direction: .response, budget: 10_000).validate(wide, against: try named("Wide"))
+        #expect(charged.errors.last?.message == "validation needed more than 10000 checks (the work budget)")
+        let enough = SchemaValidator(document: document, direction: .response).validate(wide, against: try named("Wide"))
+        #expect(enough.isValid && enough.drift.count == 12_000, "each unknown member is drift")
+
+        var unknown = JSONObject()
+        for index in 0..<50 { unknown.append("u\(index)", .int(index)) }
+        let walked = SchemaValidator(document: document, direction: .response, budget: 100).validate(.object(unknown), against: try named("S0"))
+        #expect(walked.errors.last?.message == "validation needed more than 100 checks (the work budget)")
+        let known = SchemaValidator(document: document, direction: .response).validate(.object(unknown), against: try named("S0"))
+        #expect(known.isValid && known.drift.count == 50)
+    }
+
     /// Compiling is work a document can make an answer do: 300 distinct patterns of 10 000 states each cost their
     /// size once each, so the budget ends it; one large pattern over many strings is compiled once.
     @Test func compilingPatternsIsChargedOnceAValidation() throws {

@@ -1,14 +1,14 @@
 /// A string compared by its exact Unicode scalars, as JSON, CBOR and TOML compare keys and text. Swift's own
 /// `String` equality is canonical equivalence, under which "\u{E9}" and "e\u{301}" are equal — two different
 /// keys to every one of those formats.
-struct ExactText: Hashable, Sendable {
-    let value: String
+public struct ExactText: Hashable, Sendable {
+    public let value: String
 
-    init(_ value: String) { self.value = value }
+    public init(_ value: String) { self.value = value }
 
-    static func == (lhs: ExactText, rhs: ExactText) -> Bool { lhs.value.utf8.elementsEqual(rhs.value.utf8) }
+    public static func == (lhs: ExactText, rhs: ExactText) -> Bool { lhs.value.utf8.elementsEqual(rhs.value.utf8) }
 
-    func hash(into hasher: inout Hasher) {
+    public func hash(into hasher: inout Hasher) {
         var text = value
         text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }

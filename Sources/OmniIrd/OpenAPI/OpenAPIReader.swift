@@ -53,6 +53,10 @@ private final class DocumentReader {
     var memo: [JSONPath: SchemaRef] = [:]
     var resolving: [JSONPath] = []
     var references = 0
+    /// Schemas being read inside one another, `$ref`s followed included: a chain of references nests the reading
+    /// as deeply as JSON nesting does, but its paths stay short, so the path length alone did not bound it (a
+    /// chain of 300 overflowed a test thread's stack).
+    var schemaDepth = 0
 
     init(root: JSONValue, locator: JSONLocator, limits: OpenAPILimits) {
         self.root = root
@@ -149,6 +153,11 @@ private final class DocumentReader {
 
     func schema(_ value: JSONValue, _ path: JSONPath) throws(IrdError) -> SchemaRef {
         if let known = memo[path] { return known }
+        schemaDepth += 1
+        defer { schemaDepth -= 1 }
+        guard schemaDepth <= limits.maxDepth else {
+            throw fail("schemas nested deeper than \(limits.maxDepth), counting the $refs followed", path)
+        }
         if let flag = value.boolValue {
             var schema = Schema()
             schema.path = path

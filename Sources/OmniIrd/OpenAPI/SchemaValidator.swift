@@ -43,7 +43,7 @@ public struct SchemaValidator: Sendable {
     }
 
     public func validate(_ value: JSONValue, against schema: SchemaRef, at path: JSONPath = .root) -> ValidationResult {
-        var run = Run(validator: self, remaining: budget, patterns: PatternWork(budget: patternBudget))
+        var run = Run(validator: self, remaining: budget, shared: SharedWork(budget: patternBudget))
         run.check(value, schema, path, checkUnknown: true)
         var result = ValidationResult()
         var seenErrors = Set<ValidationIssue>(), seenDrift = Set<ValidationIssue>()
@@ -52,7 +52,7 @@ public struct SchemaValidator: Sendable {
         if run.remaining < 0 {
             result.errors.append(ValidationIssue(path: path.description, message: "validation needed more than \(budget) checks (the work budget)"))
         }
-        if run.patterns.remaining < 0 {
+        if run.shared.remaining < 0 {
             result.errors.append(ValidationIssue(path: path.description,
                                                  message: "matching the document's patterns needed more than \(patternBudget) steps (the work budget)"))
         }
@@ -60,42 +60,42 @@ public struct SchemaValidator: Sendable {
     }
 
     /// The names of every property the schema knows at this level, through allOf/anyOf/oneOf.
-    public func knownProperties(_ ref: SchemaRef) -> Set<String> {
-        var names = Set<String>()
-        var visited = Set<Int>()
-        var stack = [ref]
-        while let next = stack.popLast() {
-            guard visited.insert(next.index).inserted else { continue }
-            let schema = document[next]
-            names.formUnion(schema.properties.map(\.name))
-            stack.append(contentsOf: schema.allOf + schema.anyOf + schema.oneOf)
-        }
-        return names
-    }
+    public func knownProperties(_ ref: SchemaRef) -> Set<String> { Set(fields(of: ref).known.map(\.value)) }
 
-    /// Whether the schema (through its applicators) says anything about other fields.
-    func allowsAnyField(_ ref: SchemaRef) -> Bool {
+    /// What a schema (through its applicators) says about an object's fields: the names it knows (compared exactly,
+    /// as JSON compares keys), whether it allows any other field, and the work of finding out (schemas visited and
+    /// names read), which a validation charges.
+    func fields(of ref: SchemaRef) -> (known: Set<ExactText>, allowsAny: Bool, work: Int) {
+        var names = Set<ExactText>()
         var visited = Set<Int>()
         var stack = [ref]
-        var sawProperties = false
+        var allowsAny = false, sawProperties = false
+        var work = 0
         while let next = stack.popLast() {
             guard visited.insert(next.index).inserted else { continue }
             let schema = document[next]
+            work += 1 + schema.properties.count
+            names.formUnion(schema.properties.map { ExactText($0.name) })
             switch schema.additionalProperties {
-            case .allowed, .schema: return true
+            case .allowed, .schema: allowsAny = true
             case .forbidden, .unspecified: break
             }
             if !schema.properties.isEmpty { sawProperties = true }
             stack.append(contentsOf: schema.allOf + schema.anyOf + schema.oneOf)
         }
-        return !sawProperties
+        return (names, allowsAny || !sawProperties, work)
     }
 
-    /// The patterns of one validation, each compiled once, and the steps left to compile and match them (shared by
-    /// every trial of a oneOf or anyOf). Compiling a pattern costs the steps of its source and automaton, so a
-    /// document of 50 000 large patterns cannot make one answer compile them all; the cache keeps at most
-    /// `maxCachedStates` states (some 11 MiB) and starts again beyond.
-    private final class PatternWork {
+    /// What every trial of a oneOf or anyOf in one validation shares: each object schema's fields, found once; and
+    /// the patterns, each compiled once, with the steps left to compile and match them. Compiling a pattern costs
+    /// the steps of its source and automaton, so a document of 50 000 large patterns cannot make one answer compile
+    /// them all; the cache keeps at most `maxCachedStates` states (some 11 MiB) and starts again beyond.
+    private final class SharedWork {
+        /// By schema index; filled by `Run.fields(of:)` and `Run.ownProperties(of:)`, which charge the walk to the
+        /// check budget.
+        var fields: [Int: (known: Set<ExactText>, allowsAny: Bool)] = [:]
+        var ownProperties: [Int: [ExactText: SchemaRef]] = [:]
+
         final class Entry {
             let pattern: Result<SchemaPattern, SchemaPattern.Refusal>
             var space: SchemaPattern.SearchSpace?
@@ -131,7 +131,7 @@ public struct SchemaValidator: Sendable {
     private struct Run {
         let validator: SchemaValidator
         var remaining: Int
-        let patterns: PatternWork
+        let shared: SharedWork
         var errors: [ValidationIssue] = []
         var drift: [ValidationIssue] = []
 
@@ -158,6 +158,7 @@ public struct SchemaValidator: Sendable {
             } else if value.isNull, schema.nullable {
                 return
             }
+            if let values = schema.enumValues { remaining -= values.count }  // each compared, and listed on a miss
             if let values = schema.enumValues, !values.contains(value) {
                 let allStrings = values.allSatisfy { $0.stringValue != nil }
                 let listed = values.map { $0.stringValue ?? $0.serialized() }.joined(separator: ", ")
@@ -222,7 +223,7 @@ public struct SchemaValidator: Sendable {
         }
 
         mutating func trial(_ value: JSONValue, _ ref: SchemaRef, _ path: JSONPath) -> (errors: [ValidationIssue], drift: [ValidationIssue]) {
-            var inner = Run(validator: validator, remaining: remaining, patterns: patterns)
+            var inner = Run(validator: validator, remaining: remaining, shared: shared)
             inner.check(value, ref, path, checkUnknown: false)
             remaining = inner.remaining
             return (inner.errors, inner.drift)
@@ -233,13 +234,13 @@ public struct SchemaValidator: Sendable {
             if let minimum = schema.minLength, length < minimum { error(path, "is \(length) characters long, at least \(minimum) needed") }
             if let maximum = schema.maxLength, length > maximum { error(path, "is \(length) characters long, at most \(maximum) allowed") }
             // Once the budget is spent, validate() reports it once and no more patterns are compiled or matched.
-            guard let source = schema.pattern, patterns.remaining >= 0 else { return }
-            let entry = patterns.entry(source)
+            guard let source = schema.pattern, shared.remaining >= 0 else { return }
+            let entry = shared.entry(source)
             switch entry.pattern {
             case .success(let pattern):
-                guard patterns.remaining >= 0, var space = entry.space else { return }
+                guard shared.remaining >= 0, var space = entry.space else { return }
                 entry.space = nil  // held here while searching, so the entry keeps no second copy to copy on write
-                let found = pattern.search(text, budget: &patterns.remaining, in: &space)
+                let found = pattern.search(text, budget: &shared.remaining, in: &space)
                 entry.space = space
                 if found == false { error(path, "\(Self.describe(.string(text))) does not match the pattern \(source)") }
             case .failure(let refusal):
@@ -258,9 +259,35 @@ public struct SchemaValidator: Sendable {
             compare(schema.exclusiveMaximum, { $0 >= 0 }, "is not less than")
         }
 
+        /// A schema's fields through its applicators, found once a validation and charged to its check budget.
+        mutating func fields(of ref: SchemaRef) -> (known: Set<ExactText>, allowsAny: Bool) {
+            if let known = shared.fields[ref.index] { return known }
+            let found = validator.fields(of: ref)
+            remaining -= found.work
+            shared.fields[ref.index] = (found.known, found.allowsAny)
+            return (found.known, found.allowsAny)
+        }
+
+        /// A schema's own properties by name, made once a validation and charged.
+        mutating func ownProperties(of ref: SchemaRef, _ schema: Schema) -> [ExactText: SchemaRef] {
+            if let known = shared.ownProperties[ref.index] { return known }
+            remaining -= schema.properties.count
+            var own: [ExactText: SchemaRef] = [:]
+            for property in schema.properties where own[ExactText(property.name)] == nil { own[ExactText(property.name)] = property.schema }
+            shared.ownProperties[ref.index] = own
+            return own
+        }
+
         mutating func checkObject(_ object: JSONObject, _ ref: SchemaRef, _ schema: Schema, _ path: JSONPath, checkUnknown: Bool) {
-            for name in schema.required where object[name] == nil {
-                if let property = schema.property(name) {
+            // Every member and every named field is looked at once: a wide answer against a wide schema is charged
+            // for both, not one check (a JSONObject lookup is a linear search, so members are indexed first).
+            remaining -= object.count + schema.required.count + schema.properties.count
+            guard remaining >= 0 else { return }
+            var members: [ExactText: JSONValue] = Dictionary(minimumCapacity: object.count)
+            for (key, value) in object where members[ExactText(key)] == nil { members[ExactText(key)] = value }
+            let own = ownProperties(of: ref, schema)
+            for name in schema.required where members[ExactText(name)] == nil {
+                if let property = own[ExactText(name)] {
                     let target = document[property]
                     if validator.direction == .request && target.readOnly { continue }
                     if validator.direction == .response && target.writeOnly { continue }
@@ -268,27 +295,26 @@ public struct SchemaValidator: Sendable {
                 error(path + name, "is required")
             }
             for property in schema.properties {
-                guard let value = object[property.name] else { continue }
+                guard let value = members[ExactText(property.name)] else { continue }
                 if validator.direction == .request, document[property.schema].readOnly {
                     error(path + property.name, "is read-only: the service sets it")
                     continue
                 }
                 check(value, property.schema, path + property.name, checkUnknown: true)
             }
-            let own = Set(schema.properties.map(\.name))
             switch schema.additionalProperties {
             case .forbidden:
-                for (key, _) in object where !own.contains(key) && !validator.knownProperties(ref).contains(key) {
+                let known = fields(of: ref).known
+                for (key, _) in object where !known.contains(ExactText(key)) {
                     error(path + key, "is not a field of this object (additional fields are not allowed)")
                 }
             case .schema(let extra):
-                for (key, value) in object where !own.contains(key) { check(value, extra, path + key, checkUnknown: true) }
+                for (key, value) in object where own[ExactText(key)] == nil { check(value, extra, path + key, checkUnknown: true) }
             case .allowed, .unspecified:
                 break
             }
-            if checkUnknown, !validator.allowsAnyField(ref) {
-                let known = validator.knownProperties(ref)
-                for (key, _) in object where !known.contains(key) {
+            if checkUnknown, case let facts = fields(of: ref), !facts.allowsAny {
+                for (key, _) in object where !facts.known.contains(ExactText(key)) {
                     drift.append(ValidationIssue(path: (path + key).description, message: "is not in the document's schema"))
                 }
             }
