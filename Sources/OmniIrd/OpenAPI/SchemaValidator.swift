@@ -32,6 +32,10 @@ public struct SchemaValidator: Sendable {
     /// Automaton states one validation may visit matching `pattern`s (text length × pattern size each).
     public let patternBudget: Int
 
+    /// Errors, and drift, one validation lists: an answer of a million wrong items gives the first ones and a count,
+    /// not a million messages (some 150 MiB).
+    public static let maxIssues = 1000
+
     /// About 0.4 s of matching in a release build (`make bench`: work budgets).
     public static let defaultPatternBudget = 20_000_000
 
@@ -49,6 +53,13 @@ public struct SchemaValidator: Sendable {
         var seenErrors = Set<ValidationIssue>(), seenDrift = Set<ValidationIssue>()
         result.errors = run.errors.filter { seenErrors.insert($0).inserted }
         result.drift = run.drift.filter { seenDrift.insert($0).inserted }
+        if run.unlistedErrors > 0 {
+            result.errors.append(ValidationIssue(path: path.description,
+                                                 message: "and \(run.unlistedErrors) more errors (the first \(Self.maxIssues) are listed)"))
+        }
+        if run.unlistedDrift > 0 {
+            result.drift.append(ValidationIssue(path: path.description, message: "and \(run.unlistedDrift) more (the first \(Self.maxIssues) are listed)"))
+        }
         if run.remaining < 0 {
             result.errors.append(ValidationIssue(path: path.description, message: "validation needed more than \(budget) checks (the work budget)"))
         }
@@ -137,14 +148,29 @@ public struct SchemaValidator: Sendable {
 
         var document: OpenAPIDocument { validator.document }
 
+        var unlistedErrors = 0
+        var unlistedDrift = 0
+
         mutating func error(_ path: JSONPath, _ message: String) {
+            guard errors.count < SchemaValidator.maxIssues else { unlistedErrors += 1; return }
             errors.append(ValidationIssue(path: path.description, message: message))
+        }
+
+        mutating func note(drift issue: ValidationIssue) {
+            guard drift.count < SchemaValidator.maxIssues else { unlistedDrift += 1; return }
+            drift.append(issue)
+        }
+
+        mutating func note(drift issues: [ValidationIssue]) {
+            for issue in issues { note(drift: issue) }
         }
 
         mutating func check(_ value: JSONValue, _ ref: SchemaRef, _ path: JSONPath, checkUnknown: Bool) {
             remaining -= 1
             guard remaining >= 0 else { return }
             let schema = document[ref]
+            // A number's digits are read by the integer test and the bounds (up to 4096 of them): a check per 512.
+            if case .number(let text) = value { remaining -= text.utf8.count >> 9 }
             if let types = schema.types {
                 if types.isEmpty { error(path, "no value is allowed here"); return }
                 if value.isNull {
@@ -163,8 +189,8 @@ public struct SchemaValidator: Sendable {
                 let allStrings = values.allSatisfy { $0.stringValue != nil }
                 let listed = values.map { $0.stringValue ?? $0.serialized() }.joined(separator: ", ")
                 if validator.direction == .response, allStrings, value.stringValue != nil {
-                    drift.append(ValidationIssue(path: path.description,
-                                                 message: "'\(value.stringValue!)' is not one of the document's values (\(listed)); passed through"))
+                    note(drift: ValidationIssue(path: path.description,
+                                                message: "'\(value.stringValue!)' is not one of the document's values (\(listed)); passed through"))
                 } else {
                     error(path, "\(Self.describe(value)) is not one of \(listed)")
                 }
@@ -190,7 +216,7 @@ public struct SchemaValidator: Sendable {
                 if !outcomes.contains(where: { $0.errors.isEmpty }) {
                     fail(alternatives: outcomes, path, "matches none of the \(outcomes.count) anyOf alternatives")
                 } else if let best = outcomes.first(where: { $0.errors.isEmpty }) {
-                    drift.append(contentsOf: best.drift)
+                    note(drift: best.drift)
                 }
             }
             if !schema.oneOf.isEmpty { checkOneOf(value, schema, path) }
@@ -199,7 +225,7 @@ public struct SchemaValidator: Sendable {
 
         mutating func checkOneOf(_ value: JSONValue, _ schema: Schema, _ path: JSONPath) {
             if let property = schema.discriminator, let tag = value[property]?.stringValue,
-               let chosen = schema.discriminatorMapping[tag] ?? schema.oneOf.first(where: { document[$0].componentName == tag }) {
+               let chosen = schema.discriminatorMapping[tag] ?? chargedScan(schema.oneOf, for: tag) {
                 check(value, chosen, path, checkUnknown: false)
                 return
             }
@@ -210,8 +236,14 @@ public struct SchemaValidator: Sendable {
             } else if passing.count > 1 {
                 error(path, "matches more than one oneOf alternative (\(passing.map { String($0 + 1) }.joined(separator: ", ")))")
             } else {
-                drift.append(contentsOf: outcomes[passing[0]].drift)
+                note(drift: outcomes[passing[0]].drift)
             }
+        }
+
+        /// The alternative named `tag`, a linear search charged by its length.
+        mutating func chargedScan(_ alternatives: [SchemaRef], for tag: String) -> SchemaRef? {
+            remaining -= alternatives.count
+            return alternatives.first { document[$0].componentName == tag }
         }
 
         /// Reports a failed choice with the closest alternative's own errors, which say what to fix.
@@ -230,9 +262,14 @@ public struct SchemaValidator: Sendable {
         }
 
         mutating func checkString(_ text: String, _ schema: Schema, _ path: JSONPath) {
-            let length = text.unicodeScalars.count
-            if let minimum = schema.minLength, length < minimum { error(path, "is \(length) characters long, at least \(minimum) needed") }
-            if let maximum = schema.maxLength, length > maximum { error(path, "is \(length) characters long, at most \(maximum) allowed") }
+            if schema.minLength != nil || schema.maxLength != nil {
+                // Counting code points reads the text: a check per 512 bytes, so a long text tried against many
+                // alternatives is charged for each reading.
+                remaining -= text.utf8.count >> 9
+                let length = text.unicodeScalars.count
+                if let minimum = schema.minLength, length < minimum { error(path, "is \(length) characters long, at least \(minimum) needed") }
+                if let maximum = schema.maxLength, length > maximum { error(path, "is \(length) characters long, at most \(maximum) allowed") }
+            }
             // Once the budget is spent, validate() reports it once and no more patterns are compiled or matched.
             guard let source = schema.pattern, shared.remaining >= 0 else { return }
             let entry = shared.entry(source)
@@ -244,7 +281,7 @@ public struct SchemaValidator: Sendable {
                 entry.space = space
                 if found == false { error(path, "\(Self.describe(.string(text))) does not match the pattern \(source)") }
             case .failure(let refusal):
-                drift.append(ValidationIssue(path: path.description, message: "the document's pattern \(source) was not checked: \(refusal)"))
+                note(drift: ValidationIssue(path: path.description, message: "the document's pattern \(source) was not checked: \(refusal)"))
             }
         }
 
@@ -315,7 +352,7 @@ public struct SchemaValidator: Sendable {
             }
             if checkUnknown, case let facts = fields(of: ref), !facts.allowsAny {
                 for (key, _) in object where !facts.known.contains(ExactText(key)) {
-                    drift.append(ValidationIssue(path: (path + key).description, message: "is not in the document's schema"))
+                    note(drift: ValidationIssue(path: (path + key).description, message: "is not in the document's schema"))
                 }
             }
         }
