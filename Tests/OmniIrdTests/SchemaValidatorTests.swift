@@ -142,9 +142,8 @@ import OmniCodec
         let document = try OpenAPIReader.read(TestDocuments.minimal(schemas: #"{"Numbers": {"type": "array", "items": {"type": "integer"}}}"#))
         let schema = try #require(document.componentSchemas.first { $0.name == "Numbers" }?.schema)
         let result = SchemaValidator(document: document, direction: .response).validate(.array(Array(repeating: .string("x"), count: 5000)), against: schema)
-        #expect(result.errors.count == 1001)
+        #expect(result.errors.count == 1000 && result.errorCount == 5000)
         #expect(result.errors.first?.description == #"$[0]: expected an integer, got the string "x""#)
-        #expect(result.errors.last?.message == "and 4000 more errors (the first 1000 are listed)")
     }
 
     /// Compiling is work a document can make an answer do: 300 distinct patterns of 10 000 states each cost their
@@ -163,7 +162,7 @@ import OmniCodec
 
         let strings = JSONValue.array(Array(repeating: .string("a"), count: 10_000))
         let one = validator.validate(strings, against: try named("One"))
-        #expect(one.errors.last?.message == "and 9000 more errors (the first 1000 are listed)",
+        #expect(one.errorCount == 10_000 && one.errors.last?.message.contains("work budget") == false,
                 "10 000 states compiled once, then a few steps a string, so no budget error: \(one.errors.last?.message ?? "")")
     }
 }

@@ -184,7 +184,7 @@ public final class IrdClient: Sendable {
             }
             let result = SchemaValidator(document: document, direction: .response).validate(value, against: schema)
             if let first = result.errors.first {
-                let more = result.errors.count > 1 ? " (and \(result.errors.count - 1) more)" : ""
+                let more = result.errorCount > 1 ? " (and \(result.errorCount - 1) more)" : ""
                 throw IrdError(.invalidResponse, "\(operation.display): the answer does not fit the document: \(first.message)\(more); not printed",
                                location: first.path, status: response.status, operation: operation.display)
             }

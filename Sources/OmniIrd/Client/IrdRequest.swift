@@ -96,7 +96,7 @@ public struct IrdRequestBuilder: Sendable {
             if validates, let schema = media.schema {
                 let result = validator.validate(body, against: schema)
                 if let first = result.errors.first {
-                    let more = result.errors.count > 1 ? " (and \(result.errors.count - 1) more)" : ""
+                    let more = result.errorCount > 1 ? " (and \(result.errorCount - 1) more)" : ""
                     throw IrdError(.invalidBody, "request body: \(first.message)\(more); nothing was sent", location: first.path,
                                    operation: operation.display)
                 }

@@ -11,8 +11,13 @@ public struct ValidationIssue: Hashable, Sendable, CustomStringConvertible {
 /// The outcome of checking a value against a schema: errors make it invalid; drift is what an answer has that the
 /// document never mentions (an unknown field, a value outside an open enum) — kept, and reported on request.
 public struct ValidationResult: Sendable {
+    /// The first `SchemaValidator.maxIssues` errors; `errorCount` counts them all.
     public var errors: [ValidationIssue] = []
+    /// The first `SchemaValidator.maxIssues` findings, then one saying how many more there were.
     public var drift: [ValidationIssue] = []
+    public var unlistedErrors = 0
+
+    public var errorCount: Int { errors.count + unlistedErrors }
 
     public var isValid: Bool { errors.isEmpty }
 }
@@ -53,10 +58,7 @@ public struct SchemaValidator: Sendable {
         var seenErrors = Set<ValidationIssue>(), seenDrift = Set<ValidationIssue>()
         result.errors = run.errors.filter { seenErrors.insert($0).inserted }
         result.drift = run.drift.filter { seenDrift.insert($0).inserted }
-        if run.unlistedErrors > 0 {
-            result.errors.append(ValidationIssue(path: path.description,
-                                                 message: "and \(run.unlistedErrors) more errors (the first \(Self.maxIssues) are listed)"))
-        }
+        result.unlistedErrors = run.unlistedErrors
         if run.unlistedDrift > 0 {
             result.drift.append(ValidationIssue(path: path.description, message: "and \(run.unlistedDrift) more (the first \(Self.maxIssues) are listed)"))
         }
