@@ -78,7 +78,9 @@ import Testing
         #expect(refusal("(?:){1000}")?.kind == nil)
         #expect(refusal(String(repeating: "(", count: 100) + "a" + String(repeating: ")", count: 100))?.message.contains("nest deeper") == true)
         #expect(refusal(String(repeating: "[a]", count: 70))?.kind == nil, "classes side by side do not nest")
-        #expect(refusal(String(repeating: "a", count: 5000))?.message.contains("over the limit of 4096") == true)
+        #expect(refusal(String(repeating: "a", count: 5000))?.message == "the pattern is over the limit of 4096 characters")
+        #expect(refusal(String(repeating: "é", count: 4096))?.kind == nil, "characters, not bytes")
+        #expect(refusal(String(repeating: "é", count: 4097))?.kind == .unsupported)
         var tight = SchemaPattern.Limits()
         tight.maxProgramSize = 10
         #expect(refusal("^[a-z]{1,63}$", limits: tight)?.kind == .unsupported)

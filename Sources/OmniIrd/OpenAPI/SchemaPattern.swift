@@ -41,10 +41,11 @@ public struct SchemaPattern: Sendable {
     public var automatonSize: Int { program.count }
 
     public init(_ source: String, limits: Limits = Limits()) throws(Refusal) {
-        let scalars = Array(source.unicodeScalars)
-        guard scalars.count <= limits.maxSourceLength else {
-            throw Refusal(kind: .unsupported, offset: 0, message: "the pattern is \(scalars.count) characters long, over the limit of \(limits.maxSourceLength)")
+        // Measured before anything is copied: a document's pattern can be megabytes long.
+        guard source.utf8.count <= limits.maxSourceLength * 4, case let length = source.unicodeScalars.count, length <= limits.maxSourceLength else {
+            throw Refusal(kind: .unsupported, offset: 0, message: "the pattern is over the limit of \(limits.maxSourceLength) characters")
         }
+        let scalars = Array(source.unicodeScalars)
         var parser = PatternParser(scalars, limits: limits)
         let tree = try parser.parse()
         var compiler = PatternCompiler(sets: parser.sets, limit: limits.maxProgramSize)

@@ -130,7 +130,7 @@ public struct SchemaValidator: Sendable {
             if let known = entries[source] { return known }
             let entry = Entry(Result { () throws(SchemaPattern.Refusal) in try SchemaPattern(source) })
             let states = (try? entry.pattern.get())?.automatonSize ?? 0
-            remaining -= source.unicodeScalars.count + states
+            remaining -= source.utf8.count + states
             if cachedStates + states > Self.maxCachedStates {
                 entries.removeAll()
                 cachedStates = 0
